@@ -1,0 +1,24 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Formwork has no package dependencies: only Foundation (and FoundationNetworking on Linux).
+// The demo server, demo CLI and benchmark live in the separate `Examples` package.
+let package = Package(
+    name: "Formwork",
+    platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
+    products: [
+        .library(name: "Formwork", targets: ["Formwork"])
+    ],
+    targets: [
+        .target(
+            name: "Formwork",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .testTarget(
+            name: "FormworkTests",
+            dependencies: ["Formwork"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -19,6 +19,13 @@ let package = Package(
             dependencies: ["Formwork"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // An "app module" of its own: its `extension Formable { var headers }` must win over the
+        // library default for its forms, as MBNetwork apps set shared headers.
+        .testTarget(
+            name: "AppModuleTests",
+            dependencies: ["Formwork"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,165 @@
+import Foundation
+
+/// The words Formwork shows to people, sorted by failure class. Replace them to localise.
+///
+/// Defaults are short English sentences. An app with its own language sets
+/// ``MessageCatalog/current`` once at launch:
+///
+/// ```swift
+/// var words = MessageCatalog.english
+/// words.timedOut = "请求超时"
+/// words.offline = "网络连接已断开"
+/// MessageCatalog.current = words
+/// ```
+public struct MessageCatalog: Sendable, Equatable {
+    /// The request timed out (URLError -1001).
+    public var timedOut = "The request timed out."
+    /// The device is offline (URLError -1009 and friends).
+    public var offline = "You appear to be offline."
+    /// The server could not be reached (cannot connect -1004, cannot find host -1003, DNS).
+    public var cannotConnect = "Could not connect to the server."
+    /// The connection dropped while the request was running (-1005, a body cut short).
+    public var connectionLost = "The network connection was lost."
+    /// TLS failed or the server's certificate was not trusted.
+    public var secureConnectionFailed = "A secure connection to the server could not be made."
+    /// Any other network failure.
+    public var networkFailure = "A network error occurred."
+    /// HTTP 400.
+    public var badRequest = "The request was not accepted by the server."
+    /// HTTP 401.
+    public var unauthorized = "Please sign in again."
+    /// HTTP 403.
+    public var forbidden = "You do not have permission to do this."
+    /// HTTP 404.
+    public var notFound = "The requested item was not found."
+    /// HTTP 408 and 429.
+    public var tooManyRequests = "The server is busy. Please try again later."
+    /// Any other 4xx.
+    public var clientError = "The request could not be completed."
+    /// Any 5xx.
+    public var serverError = "The server had a problem. Please try again later."
+    /// Any other unexpected status.
+    public var unexpectedStatus = "The server sent an unexpected response."
+    /// The response arrived but could not be read (bad JSON, missing key path, wrong type, empty).
+    public var unreadableResponse = "The response could not be read."
+    /// The request was malformed and never sent (invalid URL, header or parameters).
+    public var invalidRequest = "The request could not be made."
+    /// The request was cancelled.
+    public var cancelled = "The request was cancelled."
+    /// A business error arrived without a message of its own.
+    public var businessFailure = "The operation failed."
+    /// When `true`, messages end with the failure's code, e.g. "The request timed out. (-1001)".
+    /// Defaults to `true` in DEBUG builds of Formwork and `false` otherwise.
+    public var showsCodes: Bool = MessageCatalog.isDebugBuild
+
+    /// Creates the English catalog.
+    public init() {}
+
+    /// The default English words.
+    public static let english = MessageCatalog()
+
+    /// The catalog ``NetworkError/userMessage`` uses. Set it once at launch to replace the words.
+    public static var current: MessageCatalog {
+        get { storage.current }
+        set { storage.withLock { $0 = newValue } }
+    }
+
+    private static let storage = Protected(MessageCatalog.english)
+
+    static var isDebugBuild: Bool {
+        #if DEBUG
+            return true
+        #else
+            return false
+        #endif
+    }
+
+    /// The message for an HTTP status code outside 2xx (for responses without a readable message).
+    /// - Parameter statusCode: The HTTP status.
+    /// - Returns: The catalog's sentence for that class of status.
+    public func message(forStatusCode statusCode: Int) -> String {
+        switch statusCode {
+        case 400: badRequest
+        case 401: unauthorized
+        case 403: forbidden
+        case 404: notFound
+        case 408, 429: tooManyRequests
+        case 400..<500: clientError
+        case 500..<600: serverError
+        default: unexpectedStatus
+        }
+    }
+
+    /// The message for a transport error's `URLError` code.
+    /// - Parameter code: The URLError code.
+    /// - Returns: The catalog's sentence for that class of failure.
+    public func message(forURLErrorCode code: URLError.Code) -> String {
+        switch code {
+        case .timedOut:
+            timedOut
+        case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff, .callIsActive:
+            offline
+        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed:
+            cannotConnect
+        case .networkConnectionLost, .unknown:
+            // Linux reports a body cut short as -1 ("transfer closed with N bytes remaining").
+            connectionLost
+        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid,
+            .clientCertificateRejected, .clientCertificateRequired:
+            secureConnectionFailed
+        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData,
+            .cannotDecodeContentData, .zeroByteResource:
+            unreadableResponse
+        case .cancelled:
+            cancelled
+        default:
+            networkFailure
+        }
+    }
+}
+
+extension NetworkError {
+    /// A short sentence for a person, chosen by failure class from ``MessageCatalog/current``.
+    ///
+    /// Timeouts, offline, cannot connect, TLS, 4xx, 5xx and unreadable responses each get their
+    /// own words. With ``MessageCatalog/showsCodes`` (on in DEBUG builds) the code is appended:
+    /// `"The request timed out. (-1001)"`, `"The server had a problem. Please try again later. (500)"`.
+    public var userMessage: String {
+        userMessage(using: .current)
+    }
+
+    /// ``userMessage`` with the words of a given catalog.
+    /// - Parameter catalog: The words to use.
+    /// - Returns: The sentence, with the code appended when the catalog shows codes.
+    public func userMessage(using catalog: MessageCatalog) -> String {
+        let (text, code) = classified(using: catalog)
+        guard catalog.showsCodes, let code else { return text }
+        return "\(text) (\(code))"
+    }
+
+    private func classified(using catalog: MessageCatalog) -> (String, String?) {
+        switch kind {
+        case .transport:
+            if let code = urlErrorCode {
+                return (catalog.message(forURLErrorCode: code), String(code.rawValue))
+            }
+            return (catalog.networkFailure, nil)
+        case .cancelled:
+            return (catalog.cancelled, nil)
+        case .unacceptableStatusCode, .validationFailed:
+            if let statusCode {
+                return (catalog.message(forStatusCode: statusCode), String(statusCode))
+            }
+            return (catalog.unexpectedStatus, nil)
+        case .business:
+            return (businessMessage ?? catalog.businessFailure, businessCode)
+        case _ where kind.isResponseSerialization:
+            return (catalog.unreadableResponse, kind.name)
+        case _ where kind.isInvalidRequest:
+            return (catalog.invalidRequest, kind.name)
+        default:
+            return (catalog.networkFailure, kind.name)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+/// The one error type Formwork reports.
+///
+/// A `NetworkError` says what went wrong (``kind``), keeps what caused it (``underlyingError``),
+/// and keeps the request and response it happened with, so an app can log it, show
+/// ``userMessage`` to a person, or branch on ``isCancelled``, ``isTimeout`` and friends.
+public struct NetworkError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// What failed. New kinds can be added without breaking code that compares against these.
+    public let kind: Kind
+    /// A technical, English explanation for logs and debugging (not for end users).
+    public let failureReason: String
+    /// The error that caused this one: a `URLError`, a `DecodingError`, an encoding error, and so on.
+    public let underlyingError: (any Error)?
+    /// The request that was sent (or was being built), when there was one.
+    public let request: URLRequest?
+    /// The HTTP response, when one arrived.
+    public let response: HTTPURLResponse?
+    /// The response body, when one arrived.
+    public let data: Data?
+
+    /// Creates an error. Formwork creates these itself; apps mostly create them in tests or adapters.
+    /// - Parameters:
+    ///   - kind: What failed.
+    ///   - failureReason: A technical explanation.
+    ///   - underlyingError: The error that caused this one.
+    ///   - request: The request involved.
+    ///   - response: The response involved.
+    ///   - data: The response body involved.
+    public init(
+        _ kind: Kind,
+        failureReason: String,
+        underlyingError: (any Error)? = nil,
+        request: URLRequest? = nil,
+        response: HTTPURLResponse? = nil,
+        data: Data? = nil
+    ) {
+        self.kind = kind
+        self.failureReason = failureReason
+        self.underlyingError = underlyingError
+        self.request = request
+        self.response = response
+        self.data = data
+    }
+
+    /// The HTTP status code of the response, if one arrived.
+    public var statusCode: Int? { response?.statusCode }
+
+    /// The `URLError` code when the failure came from the transport.
+    public var urlErrorCode: URLError.Code? { (underlyingError as? URLError)?.code }
+
+    /// `true` when the request was cancelled (by `cancel()` or by cancelling the Swift `Task`).
+    public var isCancelled: Bool { kind == .cancelled }
+
+    /// `true` when the request timed out.
+    public var isTimeout: Bool { kind == .transport && urlErrorCode == .timedOut }
+
+    /// `true` for failures of the network itself (no connection, timeout, reset, TLS, cut body):
+    /// the kind of failure a "tap to reload" screen is for. Not for HTTP statuses or bad bodies.
+    public var isNetworkFailure: Bool { kind == .transport }
+
+    /// `true` when the response arrived but its body could not be turned into the requested value.
+    public var isResponseSerializationError: Bool { kind.isResponseSerialization }
+
+    /// A short description: the kind and the technical reason.
+    public var description: String {
+        "NetworkError.\(kind): \(failureReason)"
+    }
+
+    /// The description plus the request line and status, for logs.
+    public var debugDescription: String {
+        var text = description
+        if let request, let url = request.url {
+            text += " [\(request.httpMethod ?? "GET") \(url.absoluteString)]"
+        }
+        if let statusCode {
+            text += " [status \(statusCode)]"
+        }
+        if let underlyingError {
+            text += " [underlying: \(underlyingError)]"
+        }
+        return text
+    }
+}
+
+extension NetworkError {
+    /// What failed, as an extensible set of values (compare with `==`, or `switch` with a `default`).
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        /// The name of the kind, e.g. `"invalidURL"`.
+        public let name: String
+
+        private init(_ name: String) {
+            self.name = name
+        }
+
+        /// The form's `url` is not a valid absolute http(s) URL.
+        public static let invalidURL = Kind("invalidURL")
+        /// A header name or value is invalid (for example it contains CR or LF).
+        public static let invalidHeader = Kind("invalidHeader")
+        /// The parameters or body could not be encoded.
+        public static let parameterEncodingFailed = Kind("parameterEncodingFailed")
+        /// The request could not be built for another reason (an adapter failed, a body file is missing...).
+        public static let requestBuildFailed = Kind("requestBuildFailed")
+        /// The transport failed: no connection, timeout, reset, TLS, body cut short. See ``urlErrorCode``.
+        public static let transport = Kind("transport")
+        /// The request was cancelled.
+        public static let cancelled = Kind("cancelled")
+        /// Validation rejected the response's status code.
+        public static let unacceptableStatusCode = Kind("unacceptableStatusCode")
+        /// A custom validator rejected the response.
+        public static let validationFailed = Kind("validationFailed")
+        /// The body was empty but the requested type needs a value.
+        public static let emptyResponse = Kind("emptyResponse")
+        /// The body is not valid JSON.
+        public static let invalidJSON = Kind("invalidJSON")
+        /// The body is JSON but has nothing at the requested key path.
+        public static let keyPathNotFound = Kind("keyPathNotFound")
+        /// The JSON could not be decoded into the requested type.
+        public static let decodingFailed = Kind("decodingFailed")
+        /// The body could not be read as text in its declared encoding.
+        public static let stringDecodingFailed = Kind("stringDecodingFailed")
+        /// The server answered with a business error: an envelope whose code is not a success code.
+        public static let business = Kind("business")
+
+        /// `true` for the kinds that mean "the response arrived but could not be read".
+        public var isResponseSerialization: Bool {
+            [.emptyResponse, .invalidJSON, .keyPathNotFound, .decodingFailed, .stringDecodingFailed]
+                .contains(self)
+        }
+
+        /// `true` for the kinds that mean "the request was never sent because it was malformed".
+        public var isInvalidRequest: Bool {
+            [.invalidURL, .invalidHeader, .parameterEncodingFailed, .requestBuildFailed].contains(self)
+        }
+
+        /// The kind's name.
+        public var description: String { name }
+    }
+}
+
+extension NetworkError {
+    /// Wraps a transport error from URLSession, keeping the request and any partial response.
+    static func transport(
+        _ error: any Error, request: URLRequest?, response: HTTPURLResponse?, data: Data?
+    ) -> NetworkError {
+        let urlError = error as? URLError
+        if urlError?.code == .cancelled {
+            return .cancelled(request: request, response: response, data: data)
+        }
+        let code = urlError.map { " (\($0.code.rawValue))" } ?? ""
+        return NetworkError(
+            .transport,
+            failureReason: "The request failed in transit\(code): \(error.localizedDescription)",
+            underlyingError: error,
+            request: request,
+            response: response,
+            data: data
+        )
+    }
+
+    /// The error every cancelled request finishes with.
+    static func cancelled(request: URLRequest?, response: HTTPURLResponse? = nil, data: Data? = nil)
+        -> NetworkError
+    {
+        NetworkError(
+            .cancelled,
+            failureReason: "The request was cancelled.",
+            underlyingError: URLError(.cancelled),
+            request: request,
+            response: response,
+            data: data
+        )
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// A small value that describes one API call: where it goes and how.
+///
+/// Only ``url`` is required; everything else has a default from a protocol extension. An app
+/// can give all of its forms the same headers the MBNetwork way, in its own module:
+///
+/// ```swift
+/// extension Formable {
+///     var headers: HTTPHeaders { ["accessToken": Credentials.token] }
+/// }
+/// ```
+///
+/// In an app module that defaults to the main actor, mark forms and that extension `nonisolated`.
+public protocol Formable: Sendable {
+    /// The absolute http(s) URL. An invalid one fails the request with ``NetworkError/Kind/invalidURL``.
+    var url: String { get }
+    /// The HTTP method. Defaults to `.get` (request and download forms) or `.post` (upload forms).
+    var method: HTTPMethod { get }
+    /// Headers for this call. They win over the session's default headers. Defaults to none.
+    var headers: HTTPHeaders { get }
+    /// The idle timeout in seconds. Defaults to `nil`: the session's.
+    var timeout: TimeInterval? { get }
+}
+
+extension Formable {
+    /// `.get`.
+    public var method: HTTPMethod { .get }
+    /// No headers.
+    public var headers: HTTPHeaders { HTTPHeaders() }
+    /// `nil`: use the session's timeout.
+    public var timeout: TimeInterval? { nil }
+}
+
+/// A form with parameters: the kind of form `request(_:)` sends.
+public protocol RequestFormable: Formable {
+    /// The parameters. Defaults to none.
+    var parameters: Parameters { get }
+    /// How the parameters are encoded. Defaults to ``ParameterEncoding/url``: a query string for
+    /// GET, HEAD and DELETE, a form body otherwise.
+    var encoding: ParameterEncoding { get }
+}
+
+extension RequestFormable {
+    /// No parameters.
+    public var parameters: Parameters { [:] }
+    /// ``ParameterEncoding/url``.
+    public var encoding: ParameterEncoding { .url }
+}
+
+/// A form that knows the type of its response, so `send(_:)` can return it directly.
+///
+/// ```swift
+/// struct WeatherForm: TypedFormable {
+///     typealias Response = Weather
+///     let city: String
+///     var url: String { "https://api.example.com/weather" }
+///     var parameters: Parameters { ["city": city] }
+///     var keyPath: String? { "data" }
+/// }
+/// let weather = try await send(WeatherForm(city: "shanghai"))
+/// ```
+public protocol TypedFormable: RequestFormable {
+    /// The type the response body (at ``keyPath``) decodes into.
+    associatedtype Response: Decodable & Sendable
+    /// Where in the JSON body the response sits, e.g. `"data"` or `"data.list"`. Defaults to `nil`:
+    /// the whole body.
+    var keyPath: String? { get }
+}
+
+extension TypedFormable {
+    /// `nil`: decode the whole body.
+    public var keyPath: String? { nil }
+}

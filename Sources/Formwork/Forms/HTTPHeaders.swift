@@ -1,0 +1,418 @@
+// MARK: - HTTPHeader
+
+/// A single HTTP header field: a name and a value.
+///
+/// Two headers are equal when their names match case-insensitively and their values match
+/// exactly. `description` prints `Name: value`, except that the values of `Authorization`,
+/// `Proxy-Authorization`, `Cookie` and `Set-Cookie` are printed as `<redacted>`.
+public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
+    /// The field name, e.g. `"Content-Type"`, spelled as given.
+    public let name: String
+    /// The field value, e.g. `"application/json"`.
+    public let value: String
+
+    /// Creates a header. Nothing is checked here: `validate()` runs before a request is sent.
+    /// - Parameters:
+    ///   - name: The field name; compared case-insensitively.
+    ///   - value: The field value.
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// `Name: value`, with the value of a credential-bearing header replaced by `<redacted>`.
+    public var description: String {
+        "\(name): \(isSensitive ? "<redacted>" : value)"
+    }
+
+    /// Names whose values are credentials and are never printed.
+    static let sensitiveNames: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie",
+    ]
+
+    /// Whether the value is a credential that must not appear in logs or descriptions.
+    var isSensitive: Bool { Self.sensitiveNames.contains(name.asciiLowercased()) }
+
+    /// Compares names case-insensitively and values exactly.
+    public static func == (lhs: HTTPHeader, rhs: HTTPHeader) -> Bool {
+        lhs.name.equalsIgnoringASCIICase(rhs.name) && lhs.value == rhs.value
+    }
+
+    /// Hashes the case-folded name and the value, consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name.asciiLowercased())
+        hasher.combine(value)
+    }
+
+    /// Checks that the header can be sent safely.
+    ///
+    /// The name must be a non-empty RFC 9110 token (letters, digits and ``!#$%&'*+-.^_`|~``),
+    /// so CR, LF, NUL, space, colon and non-ASCII characters are rejected. The value must not
+    /// contain CR, LF, NUL or any other control character except a horizontal tab. Leading and
+    /// trailing spaces and tabs in the value are accepted (receivers strip them); see
+    /// ``HTTPHeaders/validated()`` to trim them.
+    /// - Throws: ``InvalidHeaderError`` naming the header and the first offending character.
+    public func validate() throws(InvalidHeaderError) {
+        guard !name.isEmpty else {
+            throw InvalidHeaderError(name: name, reason: .emptyName)
+        }
+        if let bad = name.unicodeScalars.first(where: { !$0.isTokenCharacter }) {
+            throw InvalidHeaderError(name: name, reason: .invalidNameCharacter(bad))
+        }
+        if let bad = value.unicodeScalars.first(where: { !$0.isFieldValueCharacter }) {
+            throw InvalidHeaderError(name: name, reason: .invalidValueCharacter(bad))
+        }
+    }
+}
+
+extension HTTPHeader {
+    /// `Authorization: Bearer <token>`.
+    /// - Parameter bearerToken: The token, sent as given.
+    /// - Returns: The header.
+    public static func authorization(bearerToken: String) -> HTTPHeader {
+        HTTPHeader(name: "Authorization", value: "Bearer \(bearerToken)")
+    }
+
+    /// `Authorization: Basic <base64(username:password)>` (RFC 7617, UTF-8).
+    /// - Parameters:
+    ///   - username: The user name; must not contain a colon.
+    ///   - password: The password.
+    /// - Returns: The header.
+    public static func authorization(username: String, password: String) -> HTTPHeader {
+        let credential = Data("\(username):\(password)".utf8).base64EncodedString()
+        return HTTPHeader(name: "Authorization", value: "Basic \(credential)")
+    }
+
+    /// `Content-Type: <value>`, e.g. `.contentType("application/json")`.
+    /// - Parameter value: The media type.
+    /// - Returns: The header.
+    public static func contentType(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Content-Type", value: value)
+    }
+
+    /// `Accept: <value>`, e.g. `.accept("application/json")`.
+    /// - Parameter value: The acceptable media types.
+    /// - Returns: The header.
+    public static func accept(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Accept", value: value)
+    }
+
+    /// `User-Agent: <value>`.
+    /// - Parameter value: The product identifier, e.g. `"MyApp/1.0"`.
+    /// - Returns: The header.
+    public static func userAgent(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "User-Agent", value: value)
+    }
+}
+
+// MARK: - HTTPHeaders
+
+/// An ordered set of HTTP headers with case-insensitive names.
+///
+/// Each name appears at most once. Adding or updating a header whose name is already present
+/// (in any letter case) replaces that entry **in place**: it keeps its position and takes the
+/// **new** spelling of the name and the new value. So `["accept": "a"]` updated with
+/// `.accept("b")` is `["Accept": "b"]`, still first. Equality compares the ordered headers,
+/// names case-insensitively.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Accept": "application/json"]
+/// headers.add(.authorization(bearerToken: token))
+/// headers["accept"]             // "application/json"
+/// headers["X-Trace"] = nil      // removes
+/// ```
+public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
+    ExpressibleByArrayLiteral, RandomAccessCollection, CustomStringConvertible
+{
+    private var headers: [HTTPHeader] = []
+
+    /// Creates an empty set of headers.
+    public init() {}
+
+    /// Creates headers in the given order; a later duplicate name replaces the earlier value.
+    /// - Parameter headers: The headers.
+    public init(_ headers: [HTTPHeader]) {
+        for header in headers { update(header) }
+    }
+
+    /// Creates headers from a dictionary, sorted by name (case-insensitively) for determinism.
+    /// - Parameter dictionary: Names and values.
+    public init(_ dictionary: [String: String]) {
+        let sorted = dictionary.sorted {
+            let (left, right) = ($0.key.asciiLowercased(), $1.key.asciiLowercased())
+            return left == right ? $0.key < $1.key : left < right
+        }
+        for (name, value) in sorted { update(name: name, value: value) }
+    }
+
+    /// Creates headers from a dictionary literal, in the order written.
+    /// - Parameter elements: Names and values.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        for (name, value) in elements { update(name: name, value: value) }
+    }
+
+    /// Creates headers from an array literal of ``HTTPHeader``s, in the order written.
+    /// - Parameter elements: The headers.
+    public init(arrayLiteral elements: HTTPHeader...) {
+        self.init(elements)
+    }
+
+    /// The value for a name (case-insensitive); setting `nil` removes the header.
+    /// - Parameter name: The header name.
+    public subscript(_ name: String) -> String? {
+        get { value(for: name) }
+        set {
+            if let newValue {
+                update(name: name, value: newValue)
+            } else {
+                remove(name: name)
+            }
+        }
+    }
+
+    /// Adds a header, or replaces the one with the same name in place (same as `update`).
+    ///
+    /// Names are unique, so a repeated field is written as one comma-separated value.
+    /// - Parameter header: The header.
+    public mutating func add(_ header: HTTPHeader) { update(header) }
+
+    /// Adds a header, or replaces the one with the same name in place (same as `update`).
+    /// - Parameters:
+    ///   - name: The header name.
+    ///   - value: The header value.
+    public mutating func add(name: String, value: String) { update(HTTPHeader(name: name, value: value)) }
+
+    /// Replaces the header with the same name (any case) in place, or appends it.
+    /// - Parameter header: The header; its spelling of the name replaces the old one.
+    public mutating func update(_ header: HTTPHeader) {
+        if let index = index(of: header.name) {
+            headers[index] = header
+        } else {
+            headers.append(header)
+        }
+    }
+
+    /// Replaces the header with the same name (any case) in place, or appends it.
+    /// - Parameters:
+    ///   - name: The header name; this spelling replaces the old one.
+    ///   - value: The header value.
+    public mutating func update(name: String, value: String) {
+        update(HTTPHeader(name: name, value: value))
+    }
+
+    /// Removes the header with this name (any case), if present.
+    /// - Parameter name: The header name.
+    public mutating func remove(name: String) {
+        if let index = index(of: name) { headers.remove(at: index) }
+    }
+
+    /// The value of the header with this name (any case).
+    /// - Parameter name: The header name.
+    /// - Returns: The value, or `nil` when there is no such header.
+    public func value(for name: String) -> String? {
+        index(of: name).map { headers[$0].value }
+    }
+
+    /// The headers as a dictionary, keyed by each header's stored spelling.
+    public var dictionary: [String: String] {
+        Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// These headers updated with `other`'s: on a name clash (any case) `other` wins, in place.
+    /// - Parameter other: The headers that take precedence.
+    /// - Returns: The merged headers.
+    public func merging(_ other: HTTPHeaders) -> HTTPHeaders {
+        var merged = self
+        for header in other { merged.update(header) }
+        return merged
+    }
+
+    /// Checks every header with ``HTTPHeader/validate()``.
+    /// - Throws: ``InvalidHeaderError`` for the first invalid header.
+    public func validate() throws(InvalidHeaderError) {
+        for header in headers { try header.validate() }
+    }
+
+    /// Checks every header and returns a copy whose values are trimmed of leading and trailing
+    /// spaces and tabs.
+    /// - Returns: The validated, trimmed headers.
+    /// - Throws: ``InvalidHeaderError`` for the first invalid header.
+    public func validated() throws(InvalidHeaderError) -> HTTPHeaders {
+        try validate()
+        var copy = self
+        copy.headers = headers.map { HTTPHeader(name: $0.name, value: $0.value.trimmingOWS()) }
+        return copy
+    }
+
+    /// One `Name: value` line per header, credentials redacted (see ``HTTPHeader``).
+    public var description: String {
+        headers.map(\.description).joined(separator: "\n")
+    }
+
+    private func index(of name: String) -> Int? {
+        headers.firstIndex { $0.name.equalsIgnoringASCIICase(name) }
+    }
+
+    // MARK: Collection
+
+    /// The position of the first header.
+    public var startIndex: Int { headers.startIndex }
+    /// The position after the last header.
+    public var endIndex: Int { headers.endIndex }
+    /// The header at a valid position.
+    public subscript(position: Int) -> HTTPHeader { headers[position] }
+    /// The position after `i`.
+    public func index(after i: Int) -> Int { i + 1 }
+    /// The position before `i`.
+    public func index(before i: Int) -> Int { i - 1 }
+}
+
+// MARK: - InvalidHeaderError
+
+/// A header that cannot be sent: an empty or malformed name, or a value with a control
+/// character (CR and LF would let a value inject extra headers).
+///
+/// The description names the header and the offending character, escaped (`\r`, `\n`, `\0`),
+/// and never includes the header's value.
+public struct InvalidHeaderError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Why a header was rejected.
+    public enum Reason: Sendable, Equatable {
+        /// The name is the empty string.
+        case emptyName
+        /// The name contains a character that is not allowed in an RFC 9110 token.
+        case invalidNameCharacter(Unicode.Scalar)
+        /// The value contains CR, LF, NUL or another control character (tab is allowed).
+        case invalidValueCharacter(Unicode.Scalar)
+    }
+
+    /// The name of the rejected header, as given.
+    public let name: String
+    /// Why it was rejected.
+    public let reason: Reason
+
+    /// Creates the error for the header `name`, rejected for `reason`.
+    public init(name: String, reason: Reason) {
+        self.name = name
+        self.reason = reason
+    }
+
+    /// A sentence naming the header and the bad character; never the value.
+    public var description: String {
+        switch reason {
+        case .emptyName:
+            "Invalid HTTP header: the name is empty."
+        case .invalidNameCharacter(let scalar):
+            "Invalid HTTP header name \"\(name.escapingControlCharacters())\": it contains "
+                + "\(scalar.readableName), which is not allowed in a header name."
+        case .invalidValueCharacter(let scalar):
+            "Invalid value for HTTP header \"\(name.escapingControlCharacters())\": it contains "
+                + "\(scalar.readableName); header values must not contain CR, LF, NUL or other "
+                + "control characters."
+        }
+    }
+}
+
+// MARK: - URLRequest
+
+extension URLRequest {
+    /// The request's header fields as ``HTTPHeaders``.
+    ///
+    /// Reading sorts by name (Foundation keeps no order); setting replaces all fields,
+    /// calling `setValue(_:forHTTPHeaderField:)` once per header in order.
+    var headers: HTTPHeaders {
+        get { allHTTPHeaderFields.map(HTTPHeaders.init) ?? HTTPHeaders() }
+        set {
+            allHTTPHeaderFields = nil
+            for header in newValue {
+                setValue(header.value, forHTTPHeaderField: header.name)
+            }
+        }
+    }
+}
+
+// MARK: - Helpers (fileprivate so they cannot clash with other files' helpers)
+
+extension String {
+    /// The string with ASCII letters lowercased; other characters unchanged.
+    fileprivate func asciiLowercased() -> String {
+        guard utf8.contains(where: { (65...90).contains($0) }) else { return self }
+        return String(decoding: utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    /// Whether the strings are equal when ASCII letter case is ignored (header-name rules).
+    fileprivate func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        let (left, right) = (utf8, other.utf8)
+        guard left.count == right.count else { return false }
+        return zip(left, right).allSatisfy { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (97...122).contains(a | 0x20))
+        }
+    }
+
+    /// The string without leading and trailing spaces and horizontal tabs (RFC 9110 OWS).
+    fileprivate func trimmingOWS() -> String {
+        let isOWS: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isOWS($0) }),
+            let last = scalars.lastIndex(where: { !isOWS($0) })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+
+    /// The string with control characters written as escapes (`\r`, `\n`, `\t`, `\0`, `\u{7F}`).
+    fileprivate func escapingControlCharacters() -> String {
+        var result = ""
+        for scalar in unicodeScalars {
+            if let escape = scalar.escape {
+                result += escape
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}
+
+extension Unicode.Scalar {
+    /// Whether the scalar may appear in an RFC 9110 token (a header name).
+    fileprivate var isTokenCharacter: Bool {
+        switch value {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        default: "!#$%&'*+-.^_`|~".unicodeScalars.contains(self)
+        }
+    }
+
+    /// Whether the scalar may appear in a header value: anything but controls other than tab.
+    fileprivate var isFieldValueCharacter: Bool {
+        self == "\t" || !(value < 0x20 || value == 0x7F)
+    }
+
+    /// A source-style escape for a control character, or `nil` for any other scalar.
+    fileprivate var escape: String? {
+        switch self {
+        case "\r": "\\r"
+        case "\n": "\\n"
+        case "\t": "\\t"
+        case "\0": "\\0"
+        default:
+            value < 0x20 || (0x7F...0x9F).contains(value)
+                ? "\\u{\(String(value, radix: 16, uppercase: true))}" : nil
+        }
+    }
+
+    /// A human-readable name for error messages, e.g. `a carriage return (\r)`.
+    fileprivate var readableName: String {
+        switch self {
+        case "\r": "a carriage return (\\r)"
+        case "\n": "a line feed (\\n)"
+        case "\0": "a NUL character (\\0)"
+        case "\t": "a tab (\\t)"
+        case " ": "a space"
+        default:
+            if let escape {
+                "a control character (\(escape))"
+            } else {
+                "the character \"\(self)\" (U+\(String(value, radix: 16, uppercase: true)))"
+            }
+        }
+    }
+}

@@ -1,0 +1,279 @@
+// MARK: - ParameterEncoding
+
+/// How a form's ``Parameters`` (or an `Encodable` body) are put into a request.
+///
+/// ```swift
+/// var encoding: ParameterEncoding { .url }          // query for GET/HEAD/DELETE, form body otherwise
+/// var encoding: ParameterEncoding { .query }        // always the query string
+/// var encoding: ParameterEncoding { .json }         // the parameters as a JSON object body
+/// var encoding: ParameterEncoding { .json(order) }  // an Encodable body; parameters go to the query
+/// ```
+///
+/// Query parameters are appended to any query the URL already has (after a `&`). A body
+/// encoding sets `Content-Type` only when the request has none yet. Empty parameters leave
+/// the request unchanged (no body, no `?`). See ``URLQueryEncoder`` and ``Parameters`` for how
+/// values are written.
+public struct ParameterEncoding: Sendable {
+    /// Where ``url(destination:arrayEncoding:boolEncoding:)`` puts the encoded parameters.
+    public enum Destination: Sendable {
+        /// The query string for `GET`, `HEAD` and `DELETE` (and a request without a method);
+        /// an `application/x-www-form-urlencoded` body for every other method.
+        case methodDependent
+        /// Always the query string.
+        case queryString
+        /// Always an `application/x-www-form-urlencoded; charset=utf-8` body.
+        case httpBody
+    }
+
+    private enum Kind: Sendable {
+        case url(Destination, URLQueryEncoder)
+        case jsonParameters
+        case jsonBody(Result<Data, ParameterEncodingError>)
+    }
+
+    private let kind: Kind
+
+    private init(_ kind: Kind) {
+        self.kind = kind
+    }
+
+    /// The query string for `GET`, `HEAD` and `DELETE`; a form body otherwise (the default).
+    public static var url: ParameterEncoding { .url() }
+
+    /// Always the query string, whatever the method.
+    public static var query: ParameterEncoding { .url(destination: .queryString) }
+
+    /// Always an `application/x-www-form-urlencoded; charset=utf-8` body, whatever the method.
+    public static var httpBody: ParameterEncoding { .url(destination: .httpBody) }
+
+    /// URL (form) encoding with explicit options.
+    /// - Parameters:
+    ///   - destination: Query string, body, or chosen by method (the default).
+    ///   - arrayEncoding: How array elements are keyed; `key[]=v` by default.
+    ///   - boolEncoding: How `Bool` values are written; `true`/`false` by default.
+    /// - Returns: The encoding.
+    public static func url(
+        destination: Destination = .methodDependent,
+        arrayEncoding: URLQueryEncoder.ArrayEncoding = .brackets,
+        boolEncoding: URLQueryEncoder.BoolEncoding = .literal
+    ) -> ParameterEncoding {
+        ParameterEncoding(
+            .url(destination, URLQueryEncoder(arrayEncoding: arrayEncoding, boolEncoding: boolEncoding)))
+    }
+
+    /// The parameters as a JSON object body, keys sorted, slashes not escaped.
+    ///
+    /// `Content-Type: application/json` is set unless the request has a content type already.
+    /// Values follow ``Parameters``: a `nil` optional omits its key (it is `null` inside an
+    /// array), `NSNull` is `null`, `Date` is an ISO 8601 string. Unsupported values and
+    /// NaN or infinite numbers throw instead of reaching `JSONSerialization`.
+    public static var json: ParameterEncoding { ParameterEncoding(.jsonParameters) }
+
+    /// An `Encodable` value as the JSON body; any form parameters are appended to the query.
+    ///
+    /// The body is encoded right away, so the encoder is not kept (and need not be
+    /// `Sendable`); a failure is stored and thrown by ``encode(_:with:)``.
+    /// `Content-Type: application/json` is set unless the request has a content type already.
+    /// - Parameters:
+    ///   - body: The value to send.
+    ///   - encoder: The encoder to use; a default `JSONEncoder` unless given.
+    /// - Returns: The encoding.
+    public static func json(
+        _ body: some Encodable & Sendable, encoder: JSONEncoder = JSONEncoder()
+    ) -> ParameterEncoding {
+        do {
+            return ParameterEncoding(.jsonBody(.success(try encoder.encode(body))))
+        } catch {
+            let failure = ParameterEncodingError(
+                .encodingFailed(Self.describe(error)), underlyingError: error)
+            return ParameterEncoding(.jsonBody(.failure(failure)))
+        }
+    }
+
+    /// Returns `request` with `parameters` (and any `Encodable` body) encoded into it.
+    /// - Parameters:
+    ///   - request: The request; it must have a URL.
+    ///   - parameters: The parameters to encode.
+    /// - Returns: The request with its URL, body and `Content-Type` set as needed.
+    /// - Throws: ``ParameterEncodingError`` for a missing URL, an unsupported or non-finite
+    ///   value, or a body that failed to encode.
+    public func encode(
+        _ request: URLRequest, with parameters: Parameters
+    ) throws(ParameterEncodingError) -> URLRequest {
+        guard request.url != nil else { throw ParameterEncodingError(.missingURL) }
+        var request = request
+        switch kind {
+        case .url(let destination, let encoder):
+            guard !parameters.isEmpty else { return request }
+            let query = try encoder.encode(parameters)
+            guard !query.isEmpty else { return request }
+            if Self.usesQueryString(destination, method: request.httpMethod) {
+                try Self.appendQuery(query, to: &request)
+            } else {
+                let contentType = "application/x-www-form-urlencoded; charset=utf-8"
+                Self.setBody(Data(query.utf8), contentType: contentType, on: &request)
+            }
+        case .jsonParameters:
+            guard !parameters.isEmpty else { return request }
+            Self.setBody(try Self.jsonData(parameters), contentType: "application/json", on: &request)
+        case .jsonBody(let result):
+            Self.setBody(try result.get(), contentType: "application/json", on: &request)
+            if !parameters.isEmpty {
+                let query = try URLQueryEncoder().encode(parameters)
+                if !query.isEmpty { try Self.appendQuery(query, to: &request) }
+            }
+        }
+        return request
+    }
+
+    // MARK: Helpers
+
+    private static func usesQueryString(_ destination: Destination, method: String?) -> Bool {
+        switch destination {
+        case .queryString: true
+        case .httpBody: false
+        case .methodDependent: ["GET", "HEAD", "DELETE"].contains((method ?? "GET").uppercased())
+        }
+    }
+
+    private static func appendQuery(_ query: String, to request: inout URLRequest)
+        throws(ParameterEncodingError)
+    {
+        guard let url = request.url else { throw ParameterEncodingError(.missingURL) }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw ParameterEncodingError(.invalidURL(url.absoluteString))
+        }
+        if let existing = components.percentEncodedQuery, !existing.isEmpty {
+            components.percentEncodedQuery = existing + "&" + query
+        } else {
+            components.percentEncodedQuery = query
+        }
+        guard let encodedURL = components.url else {
+            throw ParameterEncodingError(.invalidURL(url.absoluteString))
+        }
+        request.url = encodedURL
+    }
+
+    private static func setBody(_ body: Data, contentType: String, on request: inout URLRequest) {
+        request.httpBody = body
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
+    }
+
+    /// Serialises parameters after checking every value, so `JSONSerialization` never sees
+    /// an object it would reject with an (uncatchable) Objective-C exception.
+    static func jsonData(_ parameters: Parameters) throws(ParameterEncodingError) -> Data {
+        let object = try jsonObject(parameters, path: "") ?? [String: Any]()
+        guard JSONSerialization.isValidJSONObject(object) else {
+            throw ParameterEncodingError(.encodingFailed("the parameters are not a valid JSON object"))
+        }
+        do {
+            return try JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        } catch {
+            throw ParameterEncodingError(.encodingFailed(describe(error)), underlyingError: error)
+        }
+    }
+
+    /// A JSON-compatible Foundation value for `value`, or `nil` when it is a `nil` optional.
+    private static func jsonObject(_ value: Any, path: String) throws(ParameterEncodingError) -> Any? {
+        switch ParameterValue(value) {
+        case .absent:
+            return nil
+        case .null:
+            return NSNull()
+        case .string(let string):
+            return string
+        case .bool(let bool):
+            return bool
+        case .integer(let integer):
+            if let exact = Int64(exactly: integer) { return NSNumber(value: exact) }
+            if let exact = UInt64(exactly: integer) { return NSNumber(value: exact) }
+            return NSDecimalNumber(string: "\(integer)", locale: nil)
+        case .double(let double):
+            guard double.isFinite else {
+                throw ParameterEncodingError(
+                    .invalidValue(keyPath: path, reason: "\(double) is not valid in JSON"))
+            }
+            return double
+        case .decimal(let decimal):
+            guard !decimal.isNaN else {
+                throw ParameterEncodingError(.invalidValue(keyPath: path, reason: "NaN is not valid in JSON"))
+            }
+            return NSDecimalNumber(decimal: decimal)
+        case .array(let array):
+            var result: [Any] = []
+            for (index, element) in array.enumerated() {
+                result.append(
+                    try jsonObject(element, path: ParameterValue.keyPath(path, appending: "\(index)"))
+                        ?? NSNull())
+            }
+            return result
+        case .dictionary(let dictionary):
+            var result: [String: Any] = [:]
+            for (key, element) in dictionary {
+                result[key] = try jsonObject(element, path: ParameterValue.keyPath(path, appending: key))
+            }
+            return result
+        case .unsupported(let type):
+            throw ParameterEncodingError(.unsupportedValue(keyPath: path, type: type))
+        }
+    }
+
+    /// A readable account of an encoding error: `EncodingError`s give their message and path.
+    private static func describe(_ error: any Error) -> String {
+        guard case .invalidValue(_, let context) = error as? EncodingError else {
+            return String(describing: error)
+        }
+        let path = context.codingPath.reduce("") { path, key in
+            ParameterValue.keyPath(path, appending: key.intValue.map(String.init) ?? key.stringValue)
+        }
+        return path.isEmpty ? context.debugDescription : "\(context.debugDescription) (at \(path))"
+    }
+}
+
+// MARK: - ParameterEncodingError
+
+/// Parameters or a body that could not be encoded into a request.
+public struct ParameterEncodingError: Error, Sendable, CustomStringConvertible {
+    /// Why encoding failed.
+    public enum Reason: Sendable, Equatable {
+        /// A value's type is not supported (see ``Parameters``); names its key path and type.
+        case unsupportedValue(keyPath: String, type: String)
+        /// A supported type with a value that cannot be sent, such as NaN or infinity.
+        case invalidValue(keyPath: String, reason: String)
+        /// The `Encodable` body or the JSON serialisation failed; the underlying message.
+        case encodingFailed(String)
+        /// The request has no URL.
+        case missingURL
+        /// The request's URL could not take a query string.
+        case invalidURL(String)
+    }
+
+    /// Why encoding failed.
+    public let reason: Reason
+    /// The error that caused this one, e.g. the `EncodingError` thrown by `JSONEncoder`.
+    public let underlyingError: (any Error)?
+
+    init(_ reason: Reason, underlyingError: (any Error)? = nil) {
+        self.reason = reason
+        self.underlyingError = underlyingError
+    }
+
+    /// A sentence naming the parameter's key path and type, or the underlying failure.
+    public var description: String {
+        switch reason {
+        case .unsupportedValue(let keyPath, let type):
+            "Cannot encode parameter \"\(keyPath)\": values of type \(type) are not supported."
+        case .invalidValue(let keyPath, let reason):
+            "Cannot encode parameter \"\(keyPath)\": \(reason)."
+        case .encodingFailed(let message):
+            "Could not encode the request body: \(message)"
+        case .missingURL:
+            "Cannot encode parameters: the request has no URL."
+        case .invalidURL(let url):
+            "Cannot add a query string to the URL \"\(url)\"."
+        }
+    }
+}

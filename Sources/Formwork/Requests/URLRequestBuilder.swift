@@ -1,0 +1,64 @@
+import Foundation
+
+/// Turns a form into a `URLRequest`, refusing bad input with a clear ``NetworkError``.
+enum URLRequestBuilder {
+    /// Validates the form's URL string: it must parse and be an absolute http(s) URL with a host.
+    static func url(from string: String) throws(NetworkError) -> URL {
+        let trimmed = string.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else {
+            throw NetworkError(.invalidURL, failureReason: "The URL is empty.")
+        }
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased() else {
+            throw NetworkError(.invalidURL, failureReason: "\"\(string)\" is not a valid URL.")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw NetworkError(
+                .invalidURL,
+                failureReason: "\"\(string)\" is not an http or https URL (scheme \"\(scheme)\")."
+            )
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw NetworkError(.invalidURL, failureReason: "\"\(string)\" has no host.")
+        }
+        return url
+    }
+
+    /// The request for a form without parameters (downloads and uploads build on this).
+    static func baseRequest(
+        for form: some Formable, configuration: Session.Configuration
+    ) throws(NetworkError) -> URLRequest {
+        var request = URLRequest(url: try url(from: form.url))
+        request.httpMethod = form.method.rawValue
+        request.timeoutInterval = form.timeout ?? configuration.timeout
+        let headers = configuration.headers.merging(form.headers)
+        do {
+            try headers.validate()
+        } catch {
+            throw NetworkError(
+                .invalidHeader,
+                failureReason: String(describing: error),
+                underlyingError: error,
+                request: request
+            )
+        }
+        request.headers = headers
+        return request
+    }
+
+    /// The request for a form with parameters, encoded as the form says.
+    static func request(
+        for form: some RequestFormable, configuration: Session.Configuration
+    ) throws(NetworkError) -> URLRequest {
+        let request = try baseRequest(for: form, configuration: configuration)
+        do {
+            return try form.encoding.encode(request, with: form.parameters)
+        } catch {
+            throw NetworkError(
+                .parameterEncodingFailed,
+                failureReason: String(describing: error),
+                underlyingError: error,
+                request: request
+            )
+        }
+    }
+}

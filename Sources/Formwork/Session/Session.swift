@@ -1,0 +1,85 @@
+import Foundation
+
+/// Runs requests: one `URLSession`, one delegate that routes task events, and the defaults every
+/// request starts from.
+///
+/// Most apps use ``Session/default``. Make your own for other defaults:
+///
+/// ```swift
+/// let api = Session { configuration in
+///     configuration.headers = ["X-Client": "ios"]
+///     configuration.timeout = 20
+/// }
+/// request(WeatherForm(city: "shanghai"), session: api)
+/// ```
+public final class Session: Sendable {
+    /// Defaults for every request of a session.
+    public struct Configuration: Sendable {
+        /// Headers added to every request; a form's own headers win on a clash. Defaults to none.
+        public var headers = HTTPHeaders()
+        /// The status codes accepted when a request sets none itself. Defaults to `200..<300`;
+        /// `nil` turns default validation off.
+        public var acceptableStatusCodes: Range<Int>? = 200..<300
+        /// The idle timeout in seconds, when a form sets none. Defaults to 60.
+        public var timeout: TimeInterval = 60
+
+        /// The default configuration.
+        public init() {}
+    }
+
+    /// The session `Requestable`'s methods use unless told otherwise.
+    public static let `default` = Session()
+
+    /// This session's defaults.
+    public let configuration: Configuration
+    let urlSession: URLSession
+    let router: SessionDelegate
+
+    /// Creates a session.
+    /// - Parameters:
+    ///   - configuration: Defaults for every request.
+    ///   - urlSessionConfiguration: The configuration of the underlying `URLSession` (copied).
+    public init(
+        configuration: Configuration = Configuration(),
+        urlSessionConfiguration: URLSessionConfiguration = .default
+    ) {
+        self.configuration = configuration
+        let router = SessionDelegate()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "org.formwork.session.delegate"
+        self.router = router
+        self.urlSession = URLSession(
+            configuration: urlSessionConfiguration, delegate: router, delegateQueue: queue)
+    }
+
+    /// Creates a session, changing the default configuration in a closure.
+    /// - Parameter configure: Changes to the default configuration.
+    public convenience init(_ configure: (inout Configuration) -> Void) {
+        var configuration = Configuration()
+        configure(&configuration)
+        self.init(configuration: configuration)
+    }
+
+    deinit {
+        urlSession.finishTasksAndInvalidate()
+    }
+
+    /// Sends a form and returns the request, already started.
+    /// - Parameter form: What to send.
+    /// - Returns: The request, to chain hooks and handlers on.
+    @discardableResult
+    public func request(_ form: some RequestFormable) -> DataRequest {
+        let configuration = self.configuration
+        let request = DataRequest(
+            core: RequestCore(
+                session: self,
+                builder: { _ throws(NetworkError) in
+                    try URLRequestBuilder.request(for: form, configuration: configuration)
+                },
+                makeTask: { session, request in session.dataTask(with: request) }
+            ))
+        request.core.start()
+        return request
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+@testable import Formwork
+
+@Suite("JSON key-path reader")
+struct JSONKeyPathTests {
+    private func value(_ path: String, in json: String) throws -> String {
+        let keyPath = try #require(JSONKeyPath(path))
+        return String(decoding: try keyPath.value(in: Data(json.utf8)), as: UTF8.self)
+    }
+
+    @Test(
+        "Finds the value's exact bytes",
+        arguments: [
+            ("data", #"{"data": {"a": 1}}"#, #"{"a": 1}"#),
+            ("data.list", #"{"code":0,"data":{"list":[1, 2],"page":1}}"#, "[1, 2]"),
+            ("data.code", #"{"data":{"code":"200"}}"#, #""200""#),
+            ("a.b.c", #" { "a" : { "b" : { "c" : -1.5e3 } } } "#, "-1.5e3"),
+            ("items.1.name", #"{"items":[{"name":"x"},{"name":"y"}]}"#, #""y""#),
+            ("n", #"{"n":null}"#, "null"),
+            ("big", #"{"big":12345678901234567890.123456789}"#, "12345678901234567890.123456789"),
+            ("dup", #"{"dup":1,"dup":2}"#, "2"),
+            ("esc\"aped", #"{"esc\"aped":true}"#, "true"),
+            ("上海", #"{"\u4e0a\u6d77":"ok"}"#, #""ok""#),
+        ])
+    func finds(path: String, json: String, expected: String) throws {
+        #expect(try value(path, in: json) == expected)
+    }
+
+    @Test(
+        "Reports the first missing component",
+        arguments: [
+            ("data.list", #"{"data":{"page":1}}"#, "list"),
+            ("data.list", #"{"code":0}"#, "data"),
+            ("data.list", #"{"data":"text"}"#, "list"),
+            ("items.5", #"{"items":[1,2]}"#, "5"),
+            ("data", "[1,2]", "data"),
+        ])
+    func missing(path: String, json: String, component: String) throws {
+        let keyPath = try #require(JSONKeyPath(path))
+        #expect(throws: JSONKeyPath.Failure.notFound(component: component)) {
+            try keyPath.value(in: Data(json.utf8))
+        }
+    }
+
+    @Test(
+        "Refuses malformed documents, even when the path was found before the damage",
+        arguments: [
+            #"{"data": not json"#, #"{"data": 1"#, #"{"data": 1} trailing"#, "", "   ", #"{"data": "unterminated}"#,
+            #"{"data": 01}"#, #"{"data": 1.}"#, #"{"data": "bad \x escape"}"#, "{\"data\": \"tab\there\"}",
+            #"{"data": tru}"#, #"{data: 1}"#, #"{"a":1,}"#, "[1,2,]", String(repeating: "[", count: 600),
+        ])
+    func malformed(json: String) throws {
+        let keyPath = try #require(JSONKeyPath("data"))
+        #expect {
+            try keyPath.value(in: Data(json.utf8))
+        } throws: { error in
+            guard case .malformed = error as? JSONKeyPath.Failure else { return false }
+            return true
+        }
+    }
+
+    @Test("Refuses invalid paths", arguments: ["", ".", "a..b", "a.", ".a"])
+    func invalidPaths(path: String) {
+        #expect(JSONKeyPath(path) == nil)
+    }
+}

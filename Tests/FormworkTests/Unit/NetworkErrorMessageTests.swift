@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+@testable import Formwork
+
+/// A catalog entry, named so it can be a test argument.
+enum Words: String, Sendable, CaseIterable {
+    case timedOut, offline, cannotConnect, connectionLost, secureConnectionFailed, networkFailure, badRequest
+    case unauthorized, forbidden, notFound, tooManyRequests, clientError, serverError, unexpectedStatus
+    case unreadableResponse
+
+    func text(in catalog: MessageCatalog) -> String {
+        switch self {
+        case .timedOut: catalog.timedOut
+        case .offline: catalog.offline
+        case .cannotConnect: catalog.cannotConnect
+        case .connectionLost: catalog.connectionLost
+        case .secureConnectionFailed: catalog.secureConnectionFailed
+        case .networkFailure: catalog.networkFailure
+        case .badRequest: catalog.badRequest
+        case .unauthorized: catalog.unauthorized
+        case .forbidden: catalog.forbidden
+        case .notFound: catalog.notFound
+        case .tooManyRequests: catalog.tooManyRequests
+        case .clientError: catalog.clientError
+        case .serverError: catalog.serverError
+        case .unexpectedStatus: catalog.unexpectedStatus
+        case .unreadableResponse: catalog.unreadableResponse
+        }
+    }
+}
+
+@Suite("NetworkError user messages")
+struct NetworkErrorMessageTests {
+    private var plain: MessageCatalog {
+        var catalog = MessageCatalog.english
+        catalog.showsCodes = false
+        return catalog
+    }
+
+    private func transport(_ code: URLError.Code) -> NetworkError {
+        .transport(URLError(code), request: nil, response: nil, data: nil)
+    }
+
+    private func status(_ code: Int) -> NetworkError {
+        let response = HTTPURLResponse(
+            url: URL(string: "http://127.0.0.1/x")!, statusCode: code, httpVersion: "HTTP/1.1", headerFields: nil)
+        return NetworkError(.unacceptableStatusCode, failureReason: "status", response: response)
+    }
+
+    @Test(
+        "Transport failures are sorted by class",
+        arguments: [
+            (URLError.Code.timedOut, Words.timedOut),
+            (.notConnectedToInternet, Words.offline),
+            (.cannotConnectToHost, Words.cannotConnect),
+            (.cannotFindHost, Words.cannotConnect),
+            (.networkConnectionLost, Words.connectionLost),
+            (.unknown, Words.connectionLost),
+            (.secureConnectionFailed, Words.secureConnectionFailed),
+            (.serverCertificateUntrusted, Words.secureConnectionFailed),
+            (.badServerResponse, Words.unreadableResponse),
+            (.badURL, Words.networkFailure),
+        ])
+    func transportClasses(code: URLError.Code, expected: Words) {
+        let error = transport(code)
+        #expect(error.kind == .transport)
+        #expect(error.isNetworkFailure)
+        #expect(error.userMessage(using: plain) == expected.text(in: plain))
+    }
+
+    @Test(
+        "HTTP statuses are sorted by class",
+        arguments: [
+            (400, Words.badRequest), (401, Words.unauthorized), (403, Words.forbidden), (404, Words.notFound),
+            (408, Words.tooManyRequests), (429, Words.tooManyRequests), (418, Words.clientError), (500, Words.serverError),
+            (503, Words.serverError), (302, Words.unexpectedStatus),
+        ])
+    func statusClasses(code: Int, expected: Words) {
+        #expect(status(code).userMessage(using: plain) == expected.text(in: plain))
+        #expect(!status(code).isNetworkFailure)
+    }
+
+    @Test("Codes are appended when the catalog shows them, as DEBUG builds do by default")
+    func codesAppended() {
+        var catalog = MessageCatalog.english
+        catalog.showsCodes = true
+        #expect(transport(.timedOut).userMessage(using: catalog) == "The request timed out. (-1001)")
+        #expect(status(500).userMessage(using: catalog) == "\(catalog.serverError) (500)")
+        #if DEBUG
+            #expect(MessageCatalog.english.showsCodes)
+        #else
+            #expect(!MessageCatalog.english.showsCodes)
+        #endif
+    }
+
+    @Test("Unreadable responses and invalid requests get their own words")
+    func otherClasses() {
+        let unreadable = NetworkError(.keyPathNotFound, failureReason: "missing")
+        #expect(unreadable.userMessage(using: plain) == plain.unreadableResponse)
+        #expect(unreadable.isResponseSerializationError)
+        let invalid = NetworkError(.invalidURL, failureReason: "bad")
+        #expect(invalid.userMessage(using: plain) == plain.invalidRequest)
+        let business = NetworkError(
+            .business, failureReason: "b", underlyingError: BusinessError(code: "1001", message: "Insufficient balance"))
+        #expect(business.userMessage(using: plain) == "Insufficient balance")
+        #expect(business.businessCode == "1001")
+    }
+
+    @Test("A cancellation is recognisable and is not a network failure")
+    func cancellation() {
+        let error = transport(.cancelled)
+        #expect(error.isCancelled)
+        #expect(!error.isNetworkFailure)
+        #expect(error.kind == .cancelled)
+    }
+
+    @Test("An app can replace the words, e.g. with Chinese")
+    func replaceableWords() {
+        let saved = MessageCatalog.current
+        defer { MessageCatalog.current = saved }
+        var chinese = MessageCatalog.english
+        chinese.timedOut = "请求超时"
+        chinese.showsCodes = true
+        MessageCatalog.current = chinese
+        #expect(transport(.timedOut).userMessage == "请求超时 (-1001)")
+    }
+}

@@ -14,16 +14,22 @@ let package = Package(
             name: "Formwork",
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // Test helpers shared by the test targets: the demo server harness and a free-port finder.
+        .target(
+            name: "FormworkTestSupport",
+            path: "Tests/FormworkTestSupport",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
         .testTarget(
             name: "FormworkTests",
-            dependencies: ["Formwork"],
+            dependencies: ["Formwork", "FormworkTestSupport"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // An "app module" of its own: its `extension Formable { var headers }` must win over the
         // library default for its forms, as MBNetwork apps set shared headers.
         .testTarget(
             name: "AppModuleTests",
-            dependencies: ["Formwork"],
+            dependencies: ["Formwork", "FormworkTestSupport"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
     ],

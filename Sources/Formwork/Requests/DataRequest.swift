@@ -16,85 +16,21 @@ import Foundation
 /// chained after the request finished. The async accessors (``data()``, ``string(encoding:)``,
 /// ``decode(_:atKeyPath:decoder:)``) never go through the main actor, and cancelling the Swift
 /// `Task` that awaits them cancels the request.
-public final class DataRequest: Sendable {
-    let core: RequestCore
+public final class DataRequest: DataResponding {
+    /// The engine that runs the request.
+    public let core: RequestCore
 
     init(core: RequestCore) {
         self.core = core
-    }
-
-    /// A unique id for this request.
-    public var id: UUID { core.id }
-
-    /// The session running this request.
-    public var session: Session { core.session }
-
-    /// The `URLRequest` sent by the latest attempt, once built.
-    public var request: URLRequest? { core.request }
-
-    /// The HTTP response of the latest attempt, once received.
-    public var response: HTTPURLResponse? { core.response }
-
-    /// `true` once the request finished, failed or was cancelled.
-    public var isFinished: Bool {
-        let state = core.lifecycleState
-        return state == .finished || state == .cancelled
-    }
-
-    /// `true` if the request was cancelled.
-    public var isCancelled: Bool { core.lifecycleState == .cancelled }
-
-    /// Cancels the request. Handlers receive a ``NetworkError`` with ``NetworkError/isCancelled``.
-    /// - Returns: The request.
-    @discardableResult
-    public func cancel() -> Self {
-        core.cancel()
-        return self
-    }
-}
-
-// MARK: - Validation
-
-extension DataRequest {
-    /// Accepts only 2xx responses and, when the request has an `Accept` header, only bodies of a
-    /// matching content type. Replaces the session's default status range for this request.
-    /// - Returns: The request.
-    @discardableResult
-    public func validate() -> Self {
-        core.updateValidation { rules in
-            rules.statusCodeSets.append(Set(200..<300))
-            rules.checksContentType = true
-        }
-        return self
-    }
-
-    /// Accepts only the given status codes. Replaces the session's default status range for this
-    /// request; several calls must all accept a status.
-    /// - Parameter statusCodes: The acceptable codes, e.g. `200..<300` or `[200, 304]`.
-    /// - Returns: The request.
-    @discardableResult
-    public func validate(statusCode statusCodes: some Sequence<Int>) -> Self {
-        let set = Set(statusCodes)
-        core.updateValidation { $0.statusCodeSets.append(set) }
-        return self
-    }
-
-    /// Adds a custom check; throwing rejects the response with ``NetworkError/Kind/validationFailed``.
-    /// - Parameter validation: Receives the request, the response and the body.
-    /// - Returns: The request.
-    @discardableResult
-    public func validate(
-        _ validation: @escaping @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ data: Data?) throws ->
-            Void
-    ) -> Self {
-        core.updateValidation { $0.custom.append(validation) }
-        return self
     }
 }
 
 // MARK: - Completion handlers
 
-extension DataRequest {
+/// A request whose response body comes back in memory: data and upload requests.
+public protocol DataResponding: Request {}
+
+extension DataResponding {
     /// Adds a chain link that serializes off the main actor, then runs `handler` on it.
     private func deliver<Value: Sendable>(
         _ serialize: @escaping @Sendable (RequestOutcome) -> Result<Value, NetworkError>,
@@ -156,7 +92,7 @@ extension DataRequest {
 
 // MARK: - Async accessors
 
-extension DataRequest {
+extension DataResponding {
     /// Waits for the request and returns its body.
     /// - Returns: The body (empty if there was none).
     /// - Throws: ``NetworkError``.

@@ -6,7 +6,10 @@ import Foundation
 /// All mutable state sits in one struct behind one lock. The outcome is recorded and the one
 /// drain of pending handlers is scheduled in the same locked step, so handlers run exactly once,
 /// in the order they were chained, also when chained after the request finished.
-final class RequestCore: Sendable {
+///
+/// Opaque outside Formwork: it is public only so that ``Request`` can give every request type
+/// the same hooks.
+public final class RequestCore: Sendable {
     /// One link of the handler chain: runs once per attempt with that attempt's outcome.
     typealias Link = @Sendable (RequestOutcome) async -> Void
     /// Builds the `URLRequest` for an attempt.
@@ -26,6 +29,8 @@ final class RequestCore: Sendable {
         var links: [Link] = []
         var delivered = 0
         var isDraining = false
+        var restartPending = false
+        var attemptStartHandlers: [@MainActor @Sendable () -> Void] = []
         var waiters: [@Sendable (RequestOutcome) -> Void] = []
     }
 
@@ -208,14 +213,61 @@ final class RequestCore: Sendable {
     }
 
     private func nextLink() -> (Link, RequestOutcome)? {
-        state.withLock { state in
+        let next = state.withLock { state -> (Link, RequestOutcome)?? in
             guard let outcome = state.outcome, state.delivered < state.links.count else {
                 state.isDraining = false
-                return nil
+                let restart = state.restartPending
+                state.restartPending = false
+                return restart ? .some(nil) : nil
             }
             let link = state.links[state.delivered]
             state.delivered += 1
             return (link, outcome)
+        }
+        switch next {
+        case .some(.some(let pair)):
+            return pair
+        case .some(.none):
+            restart()
+            return nil
+        case .none:
+            return nil
+        }
+    }
+
+    // MARK: Reload
+
+    /// Registers work to run on the main actor when a later attempt starts (a reload), such as a
+    /// loading mask's `begin()`. The first attempt's work is done by whoever chains the hook.
+    func onLaterAttemptStart(_ handler: @escaping @MainActor @Sendable () -> Void) {
+        state.withLock { $0.attemptStartHandlers.append(handler) }
+    }
+
+    /// Sends a finished request again through the same chain: every link runs again with the new
+    /// attempt's outcome. If the previous outcome is still being delivered, the restart waits for
+    /// the delivery to finish. A cancelled request stays cancelled.
+    func restart() {
+        typealias Restart = (Int, [@MainActor @Sendable () -> Void])
+        let restart = state.withLock { state -> Restart? in
+            if state.isDraining {
+                state.restartPending = state.lifecycle.state == .finished
+                return nil
+            }
+            guard case .buildRequest(let attempt) = state.lifecycle.restart() else { return nil }
+            state.outcome = nil
+            state.delivered = 0
+            state.task = nil
+            state.response = nil
+            state.data = Data()
+            state.startedAt = Date()
+            return (attempt, state.attemptStartHandlers)
+        }
+        guard let (attempt, handlers) = restart else { return }
+        Task {
+            await MainActor.run {
+                for handler in handlers { handler() }
+            }
+            await self.run(attempt: attempt)
         }
     }
 

@@ -23,13 +23,30 @@ enum URLRequestBuilder {
         return url
     }
 
+    /// Checks a timeout and adapts it to the platform.
+    ///
+    /// corelibs URLSession (Linux) truncates the timeout to whole seconds, so a timeout under one
+    /// second fires at once: there it is rounded up to whole seconds, at least one.
+    static func timeout(_ seconds: TimeInterval, request: URLRequest) throws(NetworkError) -> TimeInterval {
+        guard seconds.isFinite, seconds > 0 else {
+            throw NetworkError(
+                .requestBuildFailed, failureReason: "The timeout must be a positive number of seconds, not \(seconds).",
+                request: request)
+        }
+        #if canImport(FoundationNetworking)
+            return max(1, seconds.rounded(.up))
+        #else
+            return seconds
+        #endif
+    }
+
     /// The request for a form without parameters (downloads and uploads build on this).
     static func baseRequest(
         for form: some Formable, configuration: Session.Configuration
     ) throws(NetworkError) -> URLRequest {
         var request = URLRequest(url: try url(from: form.url))
         request.httpMethod = form.method.rawValue
-        request.timeoutInterval = form.timeout ?? configuration.timeout
+        request.timeoutInterval = try timeout(form.timeout ?? configuration.timeout, request: request)
         let headers = configuration.headers.merging(form.headers)
         do {
             try headers.validate()

@@ -1,0 +1,31 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// The examples that go with Formwork: a demo HTTP server (plain SwiftNIO) that the library's
+// integration tests start on 127.0.0.1, and later a demo CLI and a benchmark.
+// The Formwork library itself has no dependencies; only this package names SwiftNIO.
+let package = Package(
+    name: "FormworkExamples",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "DemoServer", targets: ["DemoServer"])
+    ],
+    dependencies: [
+        // The Formwork library (used by the demo CLI and benchmark targets, not by DemoServer).
+        .package(name: "Formwork", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "DemoServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,47 @@
+/// Command-line options: `DemoServer [--host 127.0.0.1] [--port 0] [--exit-on-stdin-eof]`.
+struct Options: Sendable {
+    var host = "127.0.0.1"
+    /// 0 lets the operating system choose a free port.
+    var port = 0
+    /// Exit when standard input reaches end of file (so the server dies with its parent).
+    var exitOnStdinEOF = false
+
+    static let usage = "usage: DemoServer [--host 127.0.0.1] [--port 0] [--exit-on-stdin-eof]"
+
+    /// The hosts the demo server may bind to: loopback only.
+    static let loopbackHosts: Set<String> = ["127.0.0.1", "localhost", "::1"]
+
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Parses the arguments after the program name.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var options = Options()
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--host":
+                guard let host = remaining.popFirst() else {
+                    throw UsageError(description: "--host needs a value")
+                }
+                guard loopbackHosts.contains(host) || host.hasPrefix("127.") else {
+                    throw UsageError(description: "--host must be a loopback address, not \(host)")
+                }
+                options.host = host
+            case "--port":
+                guard let text = remaining.popFirst(), let port = Int(text), (0...65535).contains(port) else {
+                    throw UsageError(description: "--port needs a number from 0 to 65535")
+                }
+                options.port = port
+            case "--exit-on-stdin-eof":
+                options.exitOnStdinEOF = true
+            case "-h", "--help":
+                throw UsageError(description: usage)
+            default:
+                throw UsageError(description: "unknown argument \(argument)")
+            }
+        }
+        return options
+    }
+}

@@ -1,0 +1,25 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Binds the HTTP server and builds each connection's pipeline.
+enum Server {
+    /// Binds to `host:port` (port 0: the OS chooses) and returns the listening channel.
+    static func start(host: String, port: Int, router: Router, stats: ServerStats) async throws -> any Channel
+    {
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.configureHTTPServerPipeline(
+                        withPipeliningAssistance: true, withErrorHandling: true)
+                    try pipeline.addHandler(HTTPHandler(router: router, stats: stats))
+                }
+            }
+        return try await bootstrap.bind(host: host, port: port).get()
+    }
+}

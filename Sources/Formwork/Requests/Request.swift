@@ -1,0 +1,81 @@
+import Foundation
+
+/// What every request type shares: identity, state, cancellation, validation and the hooks.
+///
+/// ``DataRequest`` (and the upload and download requests) conform; the hooks and handlers
+/// defined on `Request` work the same on each.
+public protocol Request: AnyObject, Sendable {
+    /// The engine that runs the request (opaque outside Formwork).
+    var core: RequestCore { get }
+}
+
+extension Request {
+    /// A unique id for this request.
+    public var id: UUID { core.id }
+
+    /// The session running this request.
+    public var session: Session { core.session }
+
+    /// The `URLRequest` sent by the latest attempt, once built.
+    public var request: URLRequest? { core.request }
+
+    /// The HTTP response of the latest attempt, once received.
+    public var response: HTTPURLResponse? { core.response }
+
+    /// `true` once the request finished, failed or was cancelled.
+    public var isFinished: Bool {
+        let state = core.lifecycleState
+        return state == .finished || state == .cancelled
+    }
+
+    /// `true` if the request was cancelled.
+    public var isCancelled: Bool { core.lifecycleState == .cancelled }
+
+    /// Cancels the request. Handlers receive a ``NetworkError`` with ``NetworkError/isCancelled``.
+    /// - Returns: The request.
+    @discardableResult
+    public func cancel() -> Self {
+        core.cancel()
+        return self
+    }
+}
+
+// MARK: - Validation
+
+extension Request {
+    /// Accepts only 2xx responses and, when the request has an `Accept` header, only bodies of a
+    /// matching content type. Replaces the session's default status range for this request.
+    /// - Returns: The request.
+    @discardableResult
+    public func validate() -> Self {
+        core.updateValidation { rules in
+            rules.statusCodeSets.append(Set(200..<300))
+            rules.checksContentType = true
+        }
+        return self
+    }
+
+    /// Accepts only the given status codes. Replaces the session's default status range for this
+    /// request; several calls must all accept a status.
+    /// - Parameter statusCodes: The acceptable codes, e.g. `200..<300` or `[200, 304]`.
+    /// - Returns: The request.
+    @discardableResult
+    public func validate(statusCode statusCodes: some Sequence<Int>) -> Self {
+        let set = Set(statusCodes)
+        core.updateValidation { $0.statusCodeSets.append(set) }
+        return self
+    }
+
+    /// Adds a custom check; throwing rejects the response with ``NetworkError/Kind/validationFailed``.
+    /// - Parameter validation: Receives the request, the response and the body (for downloads,
+    ///   `nil`: the body is on disk).
+    /// - Returns: The request.
+    @discardableResult
+    public func validate(
+        _ validation: @escaping @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ data: Data?) throws ->
+            Void
+    ) -> Self {
+        core.updateValidation { $0.custom.append(validation) }
+        return self
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The demo server used by integration tests, started once per test process on a free port.
+///
+/// Set `FORMWORK_DEMO_SERVER` to a prebuilt `DemoServer` executable to skip the build; otherwise
+/// the first call builds it with `swift build --package-path <repo>/Examples --product DemoServer`.
+/// The server runs with `--exit-on-stdin-eof` on a pipe this process keeps open, so it ends with
+/// the test process. Every failure throws: a test that needs the server fails, it never skips.
+public enum DemoServer {
+    /// e.g. "http://127.0.0.1:54321" (no trailing slash). Starts the server on first call.
+    public static func baseURL() async throws -> String {
+        try await DemoServerLauncher.shared.baseURL()
+    }
+
+    /// baseURL + path, e.g. try await DemoServer.url("/weather?city=x")
+    public static func url(_ path: String) async throws -> String {
+        try await baseURL() + path
+    }
+}
+
+/// Why the demo server could not be started.
+public struct DemoServerError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
+}
+
+/// Starts the server once; concurrent callers share the same start (and the same failure).
+private actor DemoServerLauncher {
+    static let shared = DemoServerLauncher()
+
+    /// The variable that may name a prebuilt `DemoServer` executable.
+    static let executableVariable = "FORMWORK_DEMO_SERVER"
+    /// How long the server may take to print its "listening on" line.
+    static let startTimeout: TimeInterval = 60
+    /// The line the server prints once it listens, followed by its base URL.
+    static let listeningPrefix = "Formwork demo server listening on "
+
+    /// `<repo>/Examples`, found from this file's path: `<repo>/Tests/FormworkTestSupport/DemoServer.swift`.
+    static let examplesDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // FormworkTestSupport
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // <repo>
+        .appendingPathComponent("Examples")
+
+    private var start: Task<RunningServer, any Error>?
+
+    func baseURL() async throws -> String {
+        if let start {
+            return try await start.value.baseURL
+        }
+        let task = Task { try await Self.launch() }
+        start = task
+        return try await task.value.baseURL
+    }
+
+    // MARK: - Launching
+
+    private static func launch() async throws -> RunningServer {
+        let executable = try await locateExecutable()
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--port", "0", "--exit-on-stdin-eof"]
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        // Only the server may hold its stdin's read end; no other child may inherit our write end.
+        _ = fcntl(stdin.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        process.standardOutput = stdout
+        process.standardError = FileHandle.standardError
+        do {
+            try process.run()
+        } catch {
+            throw DemoServerError(description: "DemoServer: cannot launch \(executable.path): \(error)")
+        }
+        let line: String
+        do {
+            line = try await readListeningLine(from: stdout.fileHandleForReading, timeout: startTimeout)
+        } catch {
+            process.terminate()
+            throw error
+        }
+        let baseURL = String(line.dropFirst(listeningPrefix.count)).trimmingCharacters(in: .whitespaces)
+        guard let url = URL(string: baseURL), url.scheme == "http", url.port != nil else {
+            process.terminate()
+            throw DemoServerError(description: "DemoServer: cannot parse a URL from \"\(line)\"")
+        }
+        log("\(listeningPrefix)\(baseURL) (pid \(process.processIdentifier))")
+        return RunningServer(baseURL: baseURL, process: process, stdin: stdin.fileHandleForWriting)
+    }
+
+    /// `FORMWORK_DEMO_SERVER` if set, else the `DemoServer` built from `<repo>/Examples`.
+    private static func locateExecutable() async throws -> URL {
+        if let path = ProcessInfo.processInfo.environment[executableVariable], !path.isEmpty {
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw DemoServerError(
+                    description: "DemoServer: \(executableVariable)=\(path) is not an executable file")
+            }
+            return URL(fileURLWithPath: path)
+        }
+        let packagePath = examplesDirectory.path
+        guard
+            FileManager.default.fileExists(
+                atPath: examplesDirectory.appendingPathComponent("Package.swift").path)
+        else {
+            throw DemoServerError(
+                description:
+                    "DemoServer: no package at \(packagePath) (set \(executableVariable) to a DemoServer executable)"
+            )
+        }
+        log("DemoServer: building \(packagePath) (first use; set \(executableVariable) to skip)")
+        let build = try await runSwift(
+            ["build", "--package-path", packagePath, "--product", "DemoServer"], captureOutput: false)
+        guard build.status == 0 else {
+            throw DemoServerError(
+                description:
+                    "DemoServer: `swift build --package-path \(packagePath) --product DemoServer` failed with status \(build.status) (its output is above)"
+            )
+        }
+        let binPath = try await runSwift(
+            ["build", "--package-path", packagePath, "--show-bin-path"], captureOutput: true)
+        let directory = String(decoding: binPath.output, as: UTF8.self).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        guard binPath.status == 0, !directory.isEmpty else {
+            throw DemoServerError(
+                description: "DemoServer: `swift build --show-bin-path` failed with status \(binPath.status)")
+        }
+        let executable = URL(fileURLWithPath: directory).appendingPathComponent("DemoServer")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw DemoServerError(
+                description: "DemoServer: the build succeeded but \(executable.path) is missing")
+        }
+        return executable
+    }
+
+    /// Runs `swift ARGUMENTS` via `/usr/bin/env` on a thread of its own (it blocks), with its
+    /// stderr, and its stdout unless captured, forwarded to this process's stderr.
+    private static func runSwift(_ arguments: [String], captureOutput: Bool) async throws -> (
+        status: Int32, output: Data
+    ) {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                process.arguments = ["swift"] + arguments
+                process.standardInput = FileHandle.nullDevice
+                process.standardError = FileHandle.standardError
+                let pipe = Pipe()
+                process.standardOutput = captureOutput ? pipe : FileHandle.standardError
+                do {
+                    try process.run()
+                } catch {
+                    continuation.resume(
+                        throwing: DemoServerError(
+                            description: "DemoServer: cannot run `/usr/bin/env swift`: \(error)"))
+                    return
+                }
+                let output = captureOutput ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, output))
+            }
+            thread.name = "DemoServer swift build"
+            thread.start()
+        }
+    }
+
+    /// Reads `handle` on a thread of its own until the "listening on" line, end of file or timeout.
+    private static func readListeningLine(from handle: FileHandle, timeout: TimeInterval) async throws
+        -> String
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            let outcome = OneShot<Result<String, any Error>> { continuation.resume(with: $0) }
+            let reader = Thread {
+                var output = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty {
+                        let text = String(decoding: output, as: UTF8.self)
+                        outcome.deliver(
+                            .failure(
+                                DemoServerError(
+                                    description: "DemoServer exited before listening; its output: \"\(text)\""
+                                )))
+                        return
+                    }
+                    output.append(chunk)
+                    let lines = String(decoding: output, as: UTF8.self).split(
+                        separator: "\n", omittingEmptySubsequences: false)
+                    // The last element is an unfinished line (or empty): only complete lines count.
+                    if let line = lines.dropLast().first(where: { $0.hasPrefix(listeningPrefix) }) {
+                        outcome.deliver(.success(String(line)))
+                        return
+                    }
+                }
+            }
+            reader.name = "DemoServer stdout"
+            reader.start()
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                outcome.deliver(
+                    .failure(
+                        DemoServerError(
+                            description:
+                                "DemoServer did not print \"\(listeningPrefix)...\" within \(Int(timeout)) s")
+                    ))
+            }
+        }
+    }
+
+    private static func log(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
+
+/// The launched server. Holding `stdin` (the write end of its standard input) keeps it alive:
+/// when this process ends, the pipe closes and the server exits.
+private struct RunningServer: Sendable {
+    let baseURL: String
+    let process: Process
+    let stdin: FileHandle
+}
+
+/// Delivers the first of several racing results (reader thread, timer) exactly once.
+private final class OneShot<Value: Sendable>: @unchecked Sendable {  // `delivered` is guarded by `lock`
+    private let lock = NSLock()
+    private var delivered = false
+    private let handler: @Sendable (Value) -> Void
+
+    init(_ handler: @escaping @Sendable (Value) -> Void) {
+        self.handler = handler
+    }
+
+    func deliver(_ value: Value) {
+        let first = lock.withLock {
+            defer { delivered = true }
+            return !delivered
+        }
+        if first { handler(value) }
+    }
+}

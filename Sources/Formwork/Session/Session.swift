@@ -75,9 +75,8 @@ public final class Session: Sendable {
             core: RequestCore(
                 session: self,
                 builder: { _ throws(NetworkError) in
-                    try URLRequestBuilder.request(for: form, configuration: configuration)
-                },
-                makeTask: { session, request in session.dataTask(with: request) }
+                    PreparedRequest(urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration))
+                }
             ))
         request.core.start()
         return request

@@ -5,6 +5,7 @@ extension RequestCore {
     /// Adds a link to the handler chain. If the request already finished, it runs soon, after
     /// every link chained before it.
     func append(_ link: @escaping Link) {
+        start()
         let drain = state.withLock { state -> Bool in
             state.links.append(link)
             guard state.outcome != nil, !state.isDraining else { return false }
@@ -48,7 +49,8 @@ extension RequestCore {
     /// Waits for the outcome without going through the main actor. Cancelling the waiting Swift
     /// `Task` cancels the request.
     func outcome() async -> RequestOutcome {
-        await withTaskCancellationHandler {
+        start()
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> RequestOutcome? in
                     if let outcome = state.outcome { return outcome }

@@ -8,6 +8,7 @@ extension RequestCore {
 
     /// Adds a progress observer. It first receives the current progress, if any.
     func addProgressObserver(_ observer: @escaping ProgressObserver) {
+        start()
         let current = state.withLock { state -> (TransferProgress, Int)? in
             state.progressObservers.append(observer)
             return state.progress.map { ($0, state.lifecycle.attempt) }

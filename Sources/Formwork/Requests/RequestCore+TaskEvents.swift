@@ -106,10 +106,14 @@ extension RequestCore {
                 .transport, failureReason: "The server's response was not an HTTP response.",
                 underlyingError: URLError(.badServerResponse), request: request, data: data)
         }
-        if failure == nil, let final = finalProgress(attempt: attempt) {
-            updateProgress(final, attempt: attempt)
+        guard let failure else {
+            if let final = finalProgress(attempt: attempt) {
+                updateProgress(final, attempt: attempt)
+            }
+            finish(attempt: attempt, error: nil)
+            return
         }
-        finish(attempt: attempt, error: failure)
+        Task { await self.evaluateFailure(failure, attempt: attempt) }
     }
 
     /// On success, the last progress update must equal the total (it may lack one: chunked bodies).

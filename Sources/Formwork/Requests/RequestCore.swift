@@ -35,6 +35,9 @@ public final class RequestCore: Sendable {
         /// Set when the sink failed mid-body: the attempt ends with this error.
         var sinkFailure: NetworkError?
         var validation = ValidationRules()
+        var adapters: [any RequestAdapter] = []
+        var retriers: [any RequestRetrier] = []
+        var retryCount = 0
         var progress: TransferProgress?
         var progressObservers: [ProgressObserver] = []
         var outcome: RequestOutcome?
@@ -92,8 +95,18 @@ public final class RequestCore: Sendable {
 
     // MARK: Running
 
-    /// Starts the first attempt asynchronously, so that anything chained on the same line
-    /// (validators, handlers) is in place before the response can arrive.
+    /// Starts the request once, whichever comes first: the first handler, hook or async accessor
+    /// chained on it, or `fallback`, which runs on the creating caller's actor after its current
+    /// work, so everything chained in the same statement (adapters included) is in place. With no
+    /// caller actor it runs on the global executor.
+    func scheduleStart(isolation: isolated (any Actor)? = #isolation) {
+        Task {
+            _ = isolation
+            self.start()
+        }
+    }
+
+    /// Starts the first attempt now (idempotent). The URLRequest is built off the caller's thread.
     func start() {
         let action = state.withLock { state -> RequestLifecycle.StartAction in
             let action = state.lifecycle.start()
@@ -105,9 +118,10 @@ public final class RequestCore: Sendable {
     }
 
     func run(attempt: Int) async {
-        let prepared: PreparedRequest
+        var prepared: PreparedRequest
         do {
             prepared = try await builder(attempt)
+            prepared.urlRequest = try await adapt(prepared.urlRequest)
         } catch {
             finish(attempt: attempt, error: error)
             return
@@ -130,6 +144,71 @@ public final class RequestCore: Sendable {
             return
         }
         task.resume()
+    }
+
+    /// Runs the session's adapters, then the request's, in order.
+    private func adapt(_ request: URLRequest) async throws(NetworkError) -> URLRequest {
+        let adapters = session.configuration.adapters + state.withLock { $0.adapters }
+        var request = request
+        for adapter in adapters {
+            do {
+                request = try await adapter.adapt(request)
+            } catch {
+                throw NetworkError(
+                    .requestBuildFailed, failureReason: "An adapter failed: \(error)", underlyingError: error,
+                    request: request)
+            }
+        }
+        return request
+    }
+
+    /// Adds a request-level adapter (applies to attempts not yet built).
+    func addAdapter(_ adapter: any RequestAdapter) {
+        state.withLock { $0.adapters.append(adapter) }
+    }
+
+    /// Adds a request-level retrier (asked before the session's).
+    func addRetrier(_ retrier: any RequestRetrier) {
+        state.withLock { $0.retriers.append(retrier) }
+    }
+
+    /// Asks the retriers about a failed attempt; retries after the delay or finishes.
+    func evaluateFailure(_ failure: NetworkError, attempt: Int) async {
+        let (retriers, retryCount, request, response) = state.withLock { state in
+            (
+                state.retriers + (session.configuration.retrier.map { [$0] } ?? []), state.retryCount,
+                state.prepared?.urlRequest, state.response
+            )
+        }
+        guard !retriers.isEmpty, !failure.isCancelled else {
+            finish(attempt: attempt, error: failure)
+            return
+        }
+        let context = RetryContext(request: request, response: response, error: failure, retryCount: retryCount)
+        var decision = RetryDecision.doNotRetry
+        for retrier in retriers {
+            decision = await retrier.decide(context)
+            if decision != .doNotRetry { break }
+        }
+        guard case .retry(let delay) = decision else {
+            finish(attempt: attempt, error: failure)
+            return
+        }
+        let (retrying, task) = state.withLock { state -> (Bool, URLSessionTask?) in
+            guard state.lifecycle.beginRetry(attempt: attempt) else { return (false, nil) }
+            state.retryCount += 1
+            return (true, state.task)
+        }
+        guard retrying else { return }
+        if let task { session.router.unregister(task) }
+        let prepared = state.withLock { $0.prepared }
+        prepared?.removeTemporaryFiles()
+        if delay > 0 {
+            try? await Task.sleep(for: .seconds(delay))
+        }
+        let next = state.withLock { $0.lifecycle.retryDelayElapsed() }
+        guard case .buildRequest(let nextAttempt) = next else { return }
+        await run(attempt: nextAttempt)
     }
 
     /// Cancels the request. Handlers and waiters receive a ``NetworkError/Kind/cancelled`` error.

@@ -5,39 +5,51 @@ extension Requestable {
     /// - Parameters:
     ///   - form: What to download.
     ///   - session: The session that runs it.
+    ///   - isolation: The caller's actor, filled in by the compiler.
     /// - Returns: The request, already started.
     @discardableResult
-    public func download(_ form: some DownloadFormable, session: Session = .default) -> DownloadRequest {
-        session.download(form)
+    public func download(_ form: some DownloadFormable, session: Session = .default, isolation: isolated (any Actor)? = #isolation)
+        -> DownloadRequest
+    {
+        session.download(form, isolation: isolation)
     }
 
     /// Uploads bytes held in memory.
     /// - Parameters:
     ///   - form: What to upload.
     ///   - session: The session that runs it.
+    ///   - isolation: The caller's actor, filled in by the compiler.
     /// - Returns: The request, already started.
     @discardableResult
-    public func upload(_ form: some UploadDataFormable, session: Session = .default) -> UploadRequest {
-        session.upload(form)
+    public func upload(_ form: some UploadDataFormable, session: Session = .default, isolation: isolated (any Actor)? = #isolation)
+        -> UploadRequest
+    {
+        session.upload(form, isolation: isolation)
     }
 
     /// Uploads a file, read as it is sent.
     /// - Parameters:
     ///   - form: What to upload.
     ///   - session: The session that runs it.
+    ///   - isolation: The caller's actor, filled in by the compiler.
     /// - Returns: The request, already started.
     @discardableResult
-    public func upload(_ form: some UploadFileFormable, session: Session = .default) -> UploadRequest {
-        session.upload(form)
+    public func upload(_ form: some UploadFileFormable, session: Session = .default, isolation: isolated (any Actor)? = #isolation)
+        -> UploadRequest
+    {
+        session.upload(form, isolation: isolation)
     }
 
     /// Uploads a stream made fresh for each attempt.
     /// - Parameters:
     ///   - form: What to upload.
     ///   - session: The session that runs it.
+    ///   - isolation: The caller's actor, filled in by the compiler.
     /// - Returns: The request, already started.
     @discardableResult
-    public func upload(_ form: some UploadStreamFormable, session: Session = .default) -> UploadRequest {
-        session.upload(form)
+    public func upload(_ form: some UploadStreamFormable, session: Session = .default, isolation: isolated (any Actor)? = #isolation)
+        -> UploadRequest
+    {
+        session.upload(form, isolation: isolation)
     }
 }

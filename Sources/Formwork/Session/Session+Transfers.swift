@@ -2,14 +2,21 @@ import Foundation
 
 extension Session {
     /// Downloads a form's body to its `destination`, streaming it to disk as it arrives.
-    /// - Parameter form: What to download.
+    /// - Parameters:
+    ///   - form: What to download.
+    ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
+    ///     finishes the current statement, so everything chained on it applies.
     /// - Returns: The request, already started.
     @discardableResult
-    public func download(_ form: some DownloadFormable) -> DownloadRequest {
-        makeDownload(form, file: DownloadFile(destination: form.destination))
+    public func download(_ form: some DownloadFormable, isolation: isolated (any Actor)? = #isolation)
+        -> DownloadRequest
+    {
+        makeDownload(form, file: DownloadFile(destination: form.destination), isolation: isolation)
     }
 
-    func makeDownload(_ form: some DownloadFormable, file: DownloadFile) -> DownloadRequest {
+    func makeDownload(
+        _ form: some DownloadFormable, file: DownloadFile, isolation: isolated (any Actor)? = #isolation
+    ) -> DownloadRequest {
         let configuration = self.configuration
         let core = RequestCore(session: self, sink: file, progress: .download) { _ throws(NetworkError) in
             var request = try URLRequestBuilder.request(for: form, configuration: configuration)
@@ -23,27 +30,33 @@ extension Session {
             return PreparedRequest(urlRequest: request)
         }
         let request = DownloadRequest(core: core, file: file)
-        core.start()
+        core.scheduleStart(isolation: isolation)
         return request
     }
 
     /// Uploads bytes held in memory.
-    /// - Parameter form: What to upload.
+    /// - Parameters:
+    ///   - form: What to upload.
+    ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
+    ///     finishes the current statement, so everything chained on it applies.
     /// - Returns: The request, already started.
     @discardableResult
-    public func upload(_ form: some UploadDataFormable) -> UploadRequest {
-        makeUpload(form) { request throws(NetworkError) in
+    public func upload(_ form: some UploadDataFormable, isolation: isolated (any Actor)? = #isolation) -> UploadRequest {
+        makeUpload(form, isolation: isolation) { request throws(NetworkError) in
             setDefaultContentType("application/octet-stream", on: &request)
             return PreparedRequest(urlRequest: request, body: .data(form.data))
         }
     }
 
     /// Uploads a file, read as it is sent.
-    /// - Parameter form: What to upload.
+    /// - Parameters:
+    ///   - form: What to upload.
+    ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
+    ///     finishes the current statement, so everything chained on it applies.
     /// - Returns: The request, already started.
     @discardableResult
-    public func upload(_ form: some UploadFileFormable) -> UploadRequest {
-        makeUpload(form) { request throws(NetworkError) in
+    public func upload(_ form: some UploadFileFormable, isolation: isolated (any Actor)? = #isolation) -> UploadRequest {
+        makeUpload(form, isolation: isolation) { request throws(NetworkError) in
             let fileURL = form.fileURL
             try checkReadableFile(fileURL, request: request)
             setDefaultContentType(MIMEType.forPathExtension(fileURL.pathExtension), on: &request)
@@ -52,11 +65,14 @@ extension Session {
     }
 
     /// Uploads a stream made fresh for each attempt, sent with chunked transfer encoding.
-    /// - Parameter form: What to upload.
+    /// - Parameters:
+    ///   - form: What to upload.
+    ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
+    ///     finishes the current statement, so everything chained on it applies.
     /// - Returns: The request, already started.
     @discardableResult
-    public func upload(_ form: some UploadStreamFormable) -> UploadRequest {
-        makeUpload(form) { request throws(NetworkError) in
+    public func upload(_ form: some UploadStreamFormable, isolation: isolated (any Actor)? = #isolation) -> UploadRequest {
+        makeUpload(form, isolation: isolation) { request throws(NetworkError) in
             do {
                 request.httpBodyStream = try form.makeStream()
             } catch {
@@ -71,7 +87,7 @@ extension Session {
 
     /// Builds an upload request whose body `prepare` attaches to the form's base request.
     func makeUpload(
-        _ form: some UploadFormable,
+        _ form: some UploadFormable, isolation: isolated (any Actor)? = #isolation,
         prepare: @escaping @Sendable (inout URLRequest) throws(NetworkError) -> PreparedRequest
     ) -> UploadRequest {
         let configuration = self.configuration
@@ -80,7 +96,7 @@ extension Session {
             return try prepare(&request)
         }
         let request = UploadRequest(core: core)
-        core.start()
+        core.scheduleStart(isolation: isolation)
         return request
     }
 }

@@ -41,6 +41,7 @@ extension RequestCore {
             guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt), state.sinkFailure == nil else {
                 return .ignore
             }
+            state.bytesReceived += Int64(data.count)
             if state.writesToSink { return .sink }
             if sink != nil, state.data.count + data.count > Self.errorBodyLimit { return .ignore }
             state.data.append(data)
@@ -69,6 +70,9 @@ extension RequestCore {
     }
 
     func taskDidSendBodyData(totalSent: Int64, expected: Int64, attempt: Int) {
+        state.withLock { state in
+            if state.lifecycle.attempt == attempt { state.bytesSent = max(state.bytesSent, totalSent) }
+        }
         guard progressDirection == .upload else { return }
         let total: Int64? = expected > 0 ? expected : nil
         updateProgress(TransferProgress(completedBytes: totalSent, totalBytes: total), attempt: attempt)

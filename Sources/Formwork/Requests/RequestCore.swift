@@ -38,6 +38,8 @@ public final class RequestCore: Sendable {
         var adapters: [any RequestAdapter] = []
         var retriers: [any RequestRetrier] = []
         var retryCount = 0
+        var bytesSent: Int64 = 0
+        var bytesReceived: Int64 = 0
         var progress: TransferProgress?
         var progressObservers: [ProgressObserver] = []
         var outcome: RequestOutcome?
@@ -121,7 +123,13 @@ public final class RequestCore: Sendable {
         var prepared: PreparedRequest
         do {
             prepared = try await builder(attempt)
-            prepared.urlRequest = try await adapt(prepared.urlRequest)
+            let original = prepared.urlRequest
+            prepared.urlRequest = try await adapt(original)
+            if prepared.urlRequest != original {
+                for monitor in session.configuration.eventMonitors {
+                    monitor.requestDidAdapt(id, from: original, to: prepared.urlRequest)
+                }
+            }
         } catch {
             finish(attempt: attempt, error: error)
             return
@@ -135,6 +143,8 @@ public final class RequestCore: Sendable {
             state.writesToSink = false
             state.sinkFailure = nil
             state.progress = nil
+            state.bytesSent = 0
+            state.bytesReceived = 0
             state.task = task
             session.router.register(task, handler: self, attempt: attempt)
             return task
@@ -142,6 +152,9 @@ public final class RequestCore: Sendable {
         guard let task else {
             prepared.removeTemporaryFiles()
             return
+        }
+        for monitor in session.configuration.eventMonitors {
+            monitor.requestDidStart(id, request: prepared.urlRequest, attempt: attempt)
         }
         task.resume()
     }
@@ -200,6 +213,9 @@ public final class RequestCore: Sendable {
             return (true, state.task)
         }
         guard retrying else { return }
+        for monitor in session.configuration.eventMonitors {
+            monitor.requestWillRetry(id, after: failure, delay: delay, retryCount: retryCount + 1)
+        }
         if let task { session.router.unregister(task) }
         let prepared = state.withLock { $0.prepared }
         prepared?.removeTemporaryFiles()
@@ -287,7 +303,20 @@ public final class RequestCore: Sendable {
             if drain { state.isDraining = true }
             return (outcome, waiters, drain)
         }
+        reportFinish(outcome)
         for waiter in waiters { waiter(outcome) }
         if drain { startDraining() }
+    }
+
+    private func reportFinish(_ outcome: RequestOutcome) {
+        let monitors = session.configuration.eventMonitors
+        guard !monitors.isEmpty else { return }
+        let (sent, received) = state.withLock { state in
+            (max(state.bytesSent, state.task?.countOfBytesSent ?? 0), state.bytesReceived)
+        }
+        let metrics = RequestMetrics(
+            requestID: id, request: outcome.request, response: outcome.response, error: outcome.error,
+            attempts: outcome.attempt, duration: outcome.duration, bytesSent: sent, bytesReceived: received)
+        for monitor in monitors { monitor.requestDidFinish(metrics) }
     }
 }

@@ -26,6 +26,8 @@ public final class Session: Sendable {
         public var adapters: [any RequestAdapter] = []
         /// The retrier asked after a request's own retriers. Defaults to none: no retries.
         public var retrier: (any RequestRetrier)?
+        /// Monitors told about every request of the session (e.g. ``ConsoleLogger``).
+        public var eventMonitors: [any EventMonitor] = []
 
         /// The default configuration.
         public init() {}

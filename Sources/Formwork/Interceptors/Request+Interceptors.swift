@@ -13,6 +13,17 @@ extension Request {
         return self
     }
 
+    /// Fails the request with a timeout (``NetworkError/isTimeout``) if it has not finished
+    /// `seconds` from now, whatever its attempts and retries are doing. Unlike the idle
+    /// `timeout`, a server trickling bytes cannot keep the request alive past it.
+    /// - Parameter seconds: The total time allowed.
+    /// - Returns: The request.
+    @discardableResult
+    public func deadline(_ seconds: TimeInterval) -> Self {
+        core.setDeadline(seconds)
+        return self
+    }
+
     /// Adapts each attempt's `URLRequest` after the session's adapters.
     ///
     /// Chain it in the statement that creates the request (before the first handler or accessor)

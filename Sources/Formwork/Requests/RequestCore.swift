@@ -49,6 +49,7 @@ public final class RequestCore: Sendable {
         var restartPending = false
         var attemptStartHandlers: [@MainActor @Sendable () -> Void] = []
         var waiters: [@Sendable (RequestOutcome) -> Void] = []
+        var deadlineTimer: Task<Void, Never>?
     }
 
     /// A unique id, stable for the life of the request.
@@ -116,6 +117,9 @@ public final class RequestCore: Sendable {
             return action
         }
         guard case .buildRequest(let attempt) = action else { return }
+        if let deadline = session.configuration.deadline {
+            setDeadline(deadline)
+        }
         Task { await self.run(attempt: attempt) }
     }
 
@@ -227,6 +231,37 @@ public final class RequestCore: Sendable {
         await run(attempt: nextAttempt)
     }
 
+    /// Fails the request with a timeout once `seconds` have passed, whatever its attempts are
+    /// doing (corelibs ignores `timeoutIntervalForResource`, and its idle timeout never fires on a
+    /// slow trickle). Replaces an earlier deadline.
+    func setDeadline(_ seconds: TimeInterval) {
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(max(0, seconds)))
+            guard !Task.isCancelled else { return }
+            self?.expire(after: seconds)
+        }
+        let previous = state.withLock { state -> Task<Void, Never>? in
+            defer { state.deadlineTimer = timer }
+            return state.deadlineTimer
+        }
+        previous?.cancel()
+    }
+
+    private func expire(after seconds: TimeInterval) {
+        let (action, task, request) = state.withLock { state in
+            (state.lifecycle.expire(), state.task, state.prepared?.urlRequest)
+        }
+        guard action != .none else { return }
+        if action == .cancelTaskAndDeliver, let task {
+            session.router.unregister(task)
+            task.cancel()
+        }
+        let error = NetworkError(
+            .transport, failureReason: "The request did not finish within its deadline of \(seconds) s.",
+            underlyingError: URLError(.timedOut), request: request)
+        recordOutcome(error: error, cancelled: false)
+    }
+
     /// Cancels the request. Handlers and waiters receive a ``NetworkError/Kind/cancelled`` error.
     func cancel() {
         let (action, task) = state.withLock { state in
@@ -297,6 +332,8 @@ public final class RequestCore: Sendable {
                 attempt: state.lifecycle.attempt,
                 duration: duration)
             state.outcome = outcome
+            state.deadlineTimer?.cancel()
+            state.deadlineTimer = nil
             let waiters = state.waiters
             state.waiters = []
             let drain = !state.isDraining && state.delivered < state.links.count

@@ -26,6 +26,9 @@ public final class Session: Sendable {
         public var adapters: [any RequestAdapter] = []
         /// The retrier asked after a request's own retriers. Defaults to none: no retries.
         public var retrier: (any RequestRetrier)?
+        /// The most seconds a request may take in all (attempts and retry delays included),
+        /// enforced by Formwork. Defaults to `nil`: no total deadline, only the idle `timeout`.
+        public var deadline: TimeInterval?
         /// Monitors told about every request of the session (e.g. ``ConsoleLogger``).
         public var eventMonitors: [any EventMonitor] = []
 

@@ -141,4 +141,27 @@ struct InterceptorTests {
         #expect(log.events == ["string 500"])
         #expect(request.core.state.current.lifecycle.attempt == 3)
     }
+
+    @Test("A deadline fails a slow request as a timeout, even between retries")
+    func deadline() async throws {
+        let started = Date()
+        let slow = await client.request(TestForm(url: try await DemoServer.url("/slow?ms=8000")))
+            .deadline(0.5).handledString()
+        #expect(slow.error?.isTimeout == true)
+        #expect(slow.error?.failureReason.contains("deadline") == true)
+        #expect(Date().timeIntervalSince(started) < 6)
+
+        let attempts = AttemptCounter()
+        let session = Session { $0.deadline = 0.5 }
+        let retrying = await client.request(TestForm(url: try await DemoServer.url("/status/503")), session: session)
+            .adapt(attempts).retry(Retrier { _ in .retry(after: 30) }).handledString()
+        #expect(retrying.error?.isTimeout == true)
+        #expect(attempts.counter.count == 1)
+    }
+
+    @Test("A request that finishes in time is not affected by its deadline")
+    func deadlineMet() async throws {
+        let text = try await client.request(TestForm(url: try await DemoServer.url("/echo"))).deadline(30).string()
+        #expect(text.contains("GET"))
+    }
 }

@@ -146,8 +146,10 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         let sendsBody = request.method != .HEAD && response.status.mayHaveResponseBody
         if let stream, sendsBody {
-            let writer = StreamedBodyWriter(body: stream, keepAlive: keepAlive) { [weak self] in
-                self?.bodyWriter = nil
+            let writer = StreamedBodyWriter(body: stream, keepAlive: keepAlive) { [weak self] finished in
+                if self?.bodyWriter === finished {
+                    self?.bodyWriter = nil
+                }
             }
             bodyWriter = writer
             writer.pump(context: context)

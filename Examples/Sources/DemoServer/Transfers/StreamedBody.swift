@@ -27,7 +27,7 @@ final class StreamedBodyWriter {
 
     private let body: StreamedBody
     private let keepAlive: Bool
-    private let finished: () -> Void
+    private let finished: (StreamedBodyWriter) -> Void
     private let started = NIODeadline.now()
     private var sent: Int64 = 0
     private var timerPending = false
@@ -41,8 +41,9 @@ final class StreamedBodyWriter {
     /// - Parameters:
     ///   - body: What to send.
     ///   - keepAlive: Whether the connection stays open after a complete response.
-    ///   - finished: Called once, when the response has ended or the connection was closed.
-    init(body: StreamedBody, keepAlive: Bool, finished: @escaping () -> Void) {
+    ///   - finished: Called once with this writer, when the response has ended or the connection
+    ///     was closed. (Ending a response can start the next pipelined one at once, with a new writer.)
+    init(body: StreamedBody, keepAlive: Bool, finished: @escaping (StreamedBodyWriter) -> Void) {
         self.body = body
         self.keepAlive = keepAlive
         self.finished = finished
@@ -102,7 +103,7 @@ final class StreamedBodyWriter {
     func connectionClosed() {
         guard !done else { return }
         done = true
-        finished()
+        finished(self)
     }
 
     private func finish(context: ChannelHandlerContext) {
@@ -121,6 +122,6 @@ final class StreamedBodyWriter {
                 ended.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             }
         }
-        finished()
+        finished(self)
     }
 }

@@ -24,12 +24,17 @@ struct StreamedBody: Sendable {
 final class StreamedBodyWriter {
     /// The largest body part written at once.
     static let chunkSize = 256 * 1024
+    /// The most written in one event-loop turn. On loopback the socket may drain as fast as it is
+    /// filled; without this limit one large download would starve the loop's other connections
+    /// and timers.
+    static let bytesPerTurn: Int64 = 2 * 1024 * 1024
 
     private let body: StreamedBody
     private let keepAlive: Bool
     private let finished: (StreamedBodyWriter) -> Void
     private let started = NIODeadline.now()
     private var sent: Int64 = 0
+    /// A throttle timer, or a continuation in the next event-loop turn, is scheduled.
     private var timerPending = false
     private var done = false
     /// Re-entrancy guard for `pump`, and a nested call's request for one more pass.
@@ -61,18 +66,28 @@ final class StreamedBodyWriter {
         }
         pumping = true
         defer { pumping = false }
+        let turnLimit = sent + Self.bytesPerTurn
         repeat {
             passRequested = false
-            writeWhileWritable(context: context)
+            writeWhileWritable(context: context, until: turnLimit)
             context.flush()
-        } while passRequested && !done && !timerPending
+        } while passRequested && !done && !timerPending && sent < turnLimit
+        if !done, !timerPending, sent >= turnLimit, sent < body.bytesToSend {
+            // Let the loop's other work run, then go on.
+            timerPending = true
+            context.eventLoop.assumeIsolated().execute {
+                self.timerPending = false
+                self.pump(context: context)
+            }
+            return
+        }
         if !done, !timerPending, sent >= body.bytesToSend {
             finish(context: context)
         }
     }
 
-    private func writeWhileWritable(context: ChannelHandlerContext) {
-        while !done, sent < body.bytesToSend, context.channel.isWritable {
+    private func writeWhileWritable(context: ChannelHandlerContext, until turnLimit: Int64) {
+        while !done, sent < body.bytesToSend, sent < turnLimit, context.channel.isWritable {
             var size = Int(min(Int64(Self.chunkSize), body.bytesToSend - sent))
             if let rate = body.bytesPerSecond {
                 // Send in slices of 50 ms worth of data, each no earlier than its due time.

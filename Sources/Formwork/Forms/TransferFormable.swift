@@ -22,6 +22,29 @@ extension DownloadFormable {
     }
 }
 
+/// A form that continues an interrupted download from its ``ResumeData`` (even after an app
+/// restart): it asks for the missing bytes with `Range` and `If-Range`. If the file changed on the
+/// server, or the server answers with the wrong range, the download starts again from zero; the
+/// result is the server's file either way.
+///
+/// ```swift
+/// struct ResumeReport: DownloadResumeFormable {
+///     let resumeData: ResumeData          // loaded from disk
+///     var destination: URL { documents.appendingPathComponent("report.pdf") }
+/// }
+/// ```
+public protocol DownloadResumeFormable: DownloadFormable {
+    /// Where the earlier download stopped.
+    var resumeData: ResumeData { get }
+}
+
+extension DownloadResumeFormable {
+    /// The URL the interrupted download was fetching.
+    public var url: String { resumeData.url }
+    /// The method the interrupted download used.
+    public var method: HTTPMethod { resumeData.method }
+}
+
 /// A form for an upload. Its method defaults to `.post`.
 public protocol UploadFormable: Formable {}
 

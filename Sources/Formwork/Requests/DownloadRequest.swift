@@ -24,6 +24,28 @@ public final class DownloadRequest: Request {
     /// Where the finished file goes.
     public var destination: URL { file.destination }
 
+    /// What a later request needs to fetch only the rest of this download: set after a failure
+    /// (or ``cancel(producingResumeData:)``) that left received bytes and a validator (a strong
+    /// `ETag` or `Last-Modified`). `Codable`: persist it to resume after an app restart with a
+    /// ``DownloadResumeFormable``.
+    public var resumeData: ResumeData? {
+        guard isFinished else { return nil }
+        return file.resumeData(for: core.request)
+    }
+
+    /// Cancels the download, keeping what arrived so it can be resumed later.
+    /// - Parameter producingResumeData: `true` to keep the partial file and return its resume data;
+    ///   `false` to delete it, like ``Request/cancel()``.
+    /// - Returns: The resume data, or `nil` when nothing resumable arrived (no bytes, or the server
+    ///   gave no validator).
+    @discardableResult
+    public func cancel(producingResumeData: Bool) async -> ResumeData? {
+        if producingResumeData { file.keepPartialOnCancel() }
+        core.cancel()
+        _ = await core.outcome()
+        return producingResumeData ? resumeData : nil
+    }
+
     /// Waits for the download and returns the file's location (the form's `destination`).
     /// - Returns: The downloaded file.
     /// - Throws: ``NetworkError``.
@@ -40,7 +62,8 @@ public final class DownloadRequest: Request {
     public func response(completionHandler: @escaping @MainActor @Sendable (DownloadResponse) -> Void) -> Self {
         let destination = file.destination
         core.append { [file] outcome in
-            let response = DownloadResponse(outcome, fileURL: destination, resumeData: Self.resumeData(file, outcome))
+            let response = DownloadResponse(
+                outcome, fileURL: destination, resumeData: outcome.error == nil ? nil : file.resumeData(for: outcome.request))
             await MainActor.run { completionHandler(response) }
         }
         return self
@@ -50,21 +73,10 @@ public final class DownloadRequest: Request {
     /// - Returns: The response, whose `result` holds the file URL or the error.
     public func response() async -> DownloadResponse {
         let outcome = await core.outcome()
-        return DownloadResponse(outcome, fileURL: file.destination, resumeData: Self.resumeData(file, outcome))
+        return DownloadResponse(
+            outcome, fileURL: file.destination,
+            resumeData: outcome.error == nil ? nil : file.resumeData(for: outcome.request))
     }
-
-    private static func resumeData(_ file: DownloadFile, _ outcome: RequestOutcome) -> ResumePoint? {
-        guard outcome.error != nil, let point = file.resumePoint, let url = outcome.request?.url else { return nil }
-        return ResumePoint(url: url, partialURL: file.partialURL, offset: point.offset, validator: point.validator)
-    }
-}
-
-/// Where an interrupted download can continue from (the engine's view; see ResumeData).
-struct ResumePoint: Sendable, Equatable {
-    let url: URL
-    let partialURL: URL
-    let offset: Int64
-    let validator: String
 }
 
 /// What a download delivers: what was sent, what came back, and the file or the error.
@@ -79,15 +91,16 @@ public struct DownloadResponse: Sendable {
     public let errorBody: Data?
     /// Seconds from the start of the request until it finished.
     public let duration: TimeInterval
-    let resumePoint: ResumePoint?
+    /// On a failure that left resumable bytes, what a later request needs to fetch only the rest.
+    public let resumeData: ResumeData?
 
-    init(_ outcome: RequestOutcome, fileURL: URL, resumeData: ResumePoint?) {
+    init(_ outcome: RequestOutcome, fileURL: URL, resumeData: ResumeData?) {
         request = outcome.request
         response = outcome.response
         result = outcome.error.map { .failure($0) } ?? .success(fileURL)
         errorBody = outcome.error == nil ? nil : outcome.data
         duration = outcome.duration
-        resumePoint = resumeData
+        self.resumeData = resumeData
     }
 
     /// The downloaded file on success.

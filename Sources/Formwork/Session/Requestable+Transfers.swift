@@ -14,6 +14,20 @@ extension Requestable {
         session.download(form, isolation: isolation)
     }
 
+    /// Continues an interrupted download from its resume data, fetching only the missing bytes.
+    /// - Parameters:
+    ///   - form: The resume form.
+    ///   - session: The session that runs it.
+    ///   - isolation: The caller's actor, filled in by the compiler.
+    /// - Returns: The request, already started.
+    @discardableResult
+    public func download(
+        _ form: some DownloadResumeFormable, session: Session = .default,
+        isolation: isolated (any Actor)? = #isolation
+    ) -> DownloadRequest {
+        session.download(form, isolation: isolation)
+    }
+
     /// Uploads bytes held in memory.
     /// - Parameters:
     ///   - form: What to upload.

@@ -11,7 +11,24 @@ extension Session {
     public func download(_ form: some DownloadFormable, isolation: isolated (any Actor)? = #isolation)
         -> DownloadRequest
     {
-        makeDownload(form, file: DownloadFile(destination: form.destination), isolation: isolation)
+        // Generic code calls this overload even for resume forms: check here too.
+        if let resume = form as? any DownloadResumeFormable {
+            return download(resume, isolation: isolation)
+        }
+        return makeDownload(form, file: DownloadFile(destination: form.destination), isolation: isolation)
+    }
+
+    /// Continues an interrupted download from its resume data, fetching only the missing bytes.
+    /// - Parameters:
+    ///   - form: The resume form.
+    ///   - isolation: The caller's actor (filled in by the compiler).
+    /// - Returns: The request, already started.
+    @discardableResult
+    public func download(_ form: some DownloadResumeFormable, isolation: isolated (any Actor)? = #isolation)
+        -> DownloadRequest
+    {
+        let file = DownloadFile(resuming: form.resumeData, destination: form.destination)
+        return makeDownload(form, file: file, isolation: isolation)
     }
 
     func makeDownload(
@@ -59,7 +76,7 @@ extension Session {
         makeUpload(form, isolation: isolation) { request throws(NetworkError) in
             let fileURL = form.fileURL
             try checkReadableFile(fileURL, request: request)
-            setDefaultContentType(MIMEType.forPathExtension(fileURL.pathExtension), on: &request)
+            setDefaultContentType(MIMEType.guess(forPathExtension: fileURL.pathExtension), on: &request)
             return PreparedRequest(urlRequest: request, body: .file(fileURL))
         }
     }

@@ -17,7 +17,7 @@ final class DownloadFile: ResponseSink {
         /// Bytes in the partial file that a resumed request may continue from.
         var offset: Int64
         /// The validator (strong ETag, else Last-Modified) of the bytes in the partial file.
-        var validator: String?
+        var validator: ResumeData.Validator?
         /// Bytes of the current attempt's body written so far, plus the offset it started at.
         var written: Int64 = 0
         var total: Int64?
@@ -28,8 +28,9 @@ final class DownloadFile: ResponseSink {
         var keepsPartialOnCancel = false
         /// How many times a response made the download start again from zero.
         var restarts = 0
-        /// Set when the server keeps sending ranges that cannot be used.
-        var unusableRange: String?
+        /// Set when the body cannot be used (ranges that keep going wrong, an unwritable file):
+        /// the attempt ends with this error even if the transfer itself succeeded.
+        var failure: NetworkError?
     }
 
     /// How many times a download may start again from zero before it fails.
@@ -46,7 +47,11 @@ final class DownloadFile: ResponseSink {
     ///   - partialURL: The partial file; when resuming, the one holding `offset` bytes already.
     ///   - offset: Bytes already in the partial file (0 for a fresh download).
     ///   - validator: The validator those bytes were served with.
-    init(destination: URL, partialURL: URL? = nil, offset: Int64 = 0, validator: String? = nil) {
+    ///   - total: The file's full size, if known.
+    init(
+        destination: URL, partialURL: URL? = nil, offset: Int64 = 0, validator: ResumeData.Validator? = nil,
+        total: Int64? = nil
+    ) {
         self.destination = destination
         self.partialURL =
             partialURL
@@ -59,22 +64,36 @@ final class DownloadFile: ResponseSink {
                 .int64Value ?? 0
             offset = size >= offset ? offset : 0
         }
-        state = Protected(State(offset: offset, validator: offset > 0 ? validator : nil))
+        state = Protected(
+            State(offset: offset, validator: offset > 0 ? validator : nil, total: offset > 0 ? total : nil))
+    }
+
+    /// Continues the download described by `resumeData` into `destination`.
+    convenience init(resuming resumeData: ResumeData, destination: URL) {
+        self.init(
+            destination: destination, partialURL: resumeData.partialFileURL,
+            offset: resumeData.isResumable ? resumeData.bytesReceived : 0, validator: resumeData.validator,
+            total: resumeData.totalBytes)
     }
 
     /// The headers that ask for the rest of the partial file, or none when starting from zero.
     var rangeHeaders: [(String, String)] {
         state.withLock { state in
             guard state.offset > 0, let validator = state.validator else { return [] }
-            return [("Range", "bytes=\(state.offset)-"), ("If-Range", validator)]
+            return [("Range", "bytes=\(state.offset)-"), ("If-Range", validator.headerValue)]
         }
     }
 
-    /// Bytes kept in the partial file and their validator, when a resume is possible.
-    var resumePoint: (offset: Int64, validator: String)? {
+    /// What a later request needs to fetch only the rest, when the partial file allows a resume.
+    func resumeData(for request: URLRequest?) -> ResumeData? {
         state.withLock { state in
-            guard !state.isComplete, state.offset > 0, let validator = state.validator else { return nil }
-            return (state.offset, validator)
+            guard !state.isComplete, state.offset > 0, let validator = state.validator,
+                let request, let url = request.url
+            else { return nil }
+            return ResumeData(
+                url: url.absoluteString, method: HTTPMethod(rawValue: request.httpMethod ?? "GET"),
+                headers: request.headers, partialFileURL: partialURL, bytesReceived: state.offset,
+                totalBytes: state.total, validator: validator)
         }
     }
 
@@ -87,42 +106,54 @@ final class DownloadFile: ResponseSink {
 
     func open(_ response: HTTPURLResponse, attempt: Int) -> SinkDecision {
         let status = response.statusCode
+        let headers = HTTPHeaders(responseHeadersOf: response)
+        let length: Int64? = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
         return state.withLock { state -> SinkDecision in
             closeHandle(&state)
             state.attempt = attempt
-            if status == 416, state.offset > 0 {
-                // The partial file is not a prefix of what the server has now: start again.
-                return restart(&state, because: "the server refused the range (416)")
+            state.failure = nil
+            guard state.offset > 0 || status == 206 else {
+                // A fresh download: any 2xx body is the file; anything else is an error body.
+                guard (200..<300).contains(status) else { return .collectInMemory }
+                return begin(&state, at: 0, total: length, headers: headers)
             }
-            guard (200..<300).contains(status) else { return .collectInMemory }
-            let validator = Self.validator(of: response)
-            var start: Int64 = 0
-            var total: Int64? = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
-            if status == 206 {
-                let header = response.value(forHTTPHeaderField: "Content-Range")
-                guard let range = ContentRange(header) else {
-                    return restart(&state, because: "a 206 with an unreadable Content-Range \"\(header ?? "")\"")
-                }
-                let wholeFile = range.first == 0 && range.completeLength == range.last + 1
-                guard (range.first == state.offset && state.offset > 0) || wholeFile else {
-                    return restart(
-                        &state, because: "a 206 for bytes \(range.first)-\(range.last) instead of \(state.offset)-")
-                }
-                start = range.first
-                total = range.completeLength ?? total.map { $0 + range.first }
-            }
-            do {
-                let handle = try openPartial(keeping: start)
-                state.handle = handle
-                state.offset = start
-                state.written = start
-                state.total = total
-                state.validator = validator
-                return .write(TransferProgress(completedBytes: start, totalBytes: total))
-            } catch {
-                return .collectInMemory
+            let decision = ResumeDecision.decide(
+                offset: state.offset, status: status, headers: headers, expectedTotal: state.total)
+            switch decision {
+            case .append(let contentRange):
+                return begin(&state, at: state.offset, total: contentRange.completeLength, headers: headers)
+            case .restartFromZero(let reason) where reason.responseBodyIsWholeFile:
+                // The file changed (or the server ignores ranges): this body is all of it.
+                resetPartial(&state)
+                return begin(&state, at: 0, total: length, headers: headers)
+            case .restartFromZero(let reason):
+                return restart(&state, because: "\(reason)")
+            case .alreadyComplete:
+                return restart(&state, because: "a 416 for a range past the end")
+            case .notARangeResponse(let status):
+                // An error (or odd 2xx) response: keep the partial file for a later resume.
+                guard (200..<300).contains(status) else { return .collectInMemory }
+                resetPartial(&state)
+                return begin(&state, at: 0, total: length, headers: headers)
             }
         }
+    }
+
+    /// Opens the partial file for writing from `start` and returns the starting progress.
+    private func begin(_ state: inout State, at start: Int64, total: Int64?, headers: HTTPHeaders) -> SinkDecision {
+        do {
+            state.handle = try openPartial(keeping: start)
+        } catch {
+            state.failure = NetworkError(
+                .fileOperationFailed, failureReason: "Cannot open the partial file \(partialURL.path): \(error)",
+                underlyingError: error)
+            return .collectInMemory
+        }
+        state.offset = start
+        state.written = start
+        state.total = total
+        state.validator = ResumeData.Validator.forIfRange(from: headers)
+        return .write(TransferProgress(completedBytes: start, totalBytes: total))
     }
 
     /// Drops the partial file and asks for a new attempt from zero, unless that happened too often.
@@ -130,7 +161,10 @@ final class DownloadFile: ResponseSink {
         resetPartial(&state)
         state.restarts += 1
         guard state.restarts <= Self.maximumRestarts else {
-            state.unusableRange = reason
+            state.failure = NetworkError(
+                .transport,
+                failureReason: "The download cannot be completed: the server kept answering with \(reason).",
+                underlyingError: URLError(.badServerResponse))
             return .collectInMemory
         }
         return .restart
@@ -159,10 +193,8 @@ final class DownloadFile: ResponseSink {
     func close(attempt: Int, error: NetworkError?) -> NetworkError? {
         state.withLock { state -> NetworkError? in
             closeHandle(&state)
-            if error == nil, let reason = state.unusableRange {
-                return NetworkError(
-                    .transport, failureReason: "The download cannot be completed: the server sent \(reason).",
-                    underlyingError: URLError(.badServerResponse))
+            if error == nil, let failure = state.failure {
+                return failure
             }
             guard let error else { return finish(&state) }
             if error.isCancelled, !state.keepsPartialOnCancel {
@@ -224,33 +256,5 @@ final class DownloadFile: ResponseSink {
         state.isComplete = true
         state.offset = 0
         return nil
-    }
-
-    private static func validator(of response: HTTPURLResponse) -> String? {
-        if let etag = response.value(forHTTPHeaderField: "ETag"), !etag.hasPrefix("W/") {
-            return etag
-        }
-        return response.value(forHTTPHeaderField: "Last-Modified")
-    }
-}
-
-/// A parsed `Content-Range: bytes first-last/complete` header.
-struct ContentRange: Equatable, Sendable {
-    let first: Int64
-    let last: Int64
-    let completeLength: Int64?
-
-    init?(_ header: String?) {
-        guard let header, header.hasPrefix("bytes ") else { return nil }
-        let spec = header.dropFirst("bytes ".count).split(separator: "/", maxSplits: 1)
-        guard spec.count == 2 else { return nil }
-        let bounds = spec[0].split(separator: "-", maxSplits: 1)
-        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first <= last else {
-            return nil
-        }
-        self.first = first
-        self.last = last
-        self.completeLength = spec[1] == "*" ? nil : Int64(spec[1])
-        if spec[1] != "*", completeLength == nil { return nil }
     }
 }

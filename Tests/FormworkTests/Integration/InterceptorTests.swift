@@ -144,9 +144,9 @@ struct InterceptorTests {
 
     @Test("A deadline fails a slow request as a timeout, even between retries")
     func deadline() async throws {
+        let url = try await DemoServer.url("/slow?ms=8000")
         let started = Date()
-        let slow = await client.request(TestForm(url: try await DemoServer.url("/slow?ms=8000")))
-            .deadline(0.5).handledString()
+        let slow = await client.request(TestForm(url: url)).deadline(0.5).handledString()
         #expect(slow.error?.isTimeout == true)
         #expect(slow.error?.failureReason.contains("deadline") == true)
         #expect(Date().timeIntervalSince(started) < 6)

@@ -89,7 +89,7 @@ struct RetryPolicyTests {
     func retryAfter() {
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         #expect(RetryPolicy().decision(for: context(status: 429, retryAfter: "7"), now: now) == .retry(after: 7))
-        let date = HTTPDate.format(now.addingTimeInterval(12))
+        let date = HTTPDate.string(from: now.addingTimeInterval(12))
         #expect(RetryPolicy().decision(for: context(status: 503, retryAfter: date), now: now) == .retry(after: 12))
         let capped = RetryPolicy(maximumDelay: 5)
         #expect(capped.decision(for: context(status: 429, retryAfter: "3600"), now: now) == .retry(after: 5))

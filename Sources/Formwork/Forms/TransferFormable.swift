@@ -72,3 +72,37 @@ public protocol UploadStreamFormable: UploadFormable {
     /// - Throws: Any error; the request then fails with ``NetworkError/Kind/requestBuildFailed``.
     func makeStream() throws -> InputStream
 }
+
+/// Uploads `multipart/form-data` (RFC 7578): text fields and files, as an HTML form would.
+///
+/// Below ``encodingMemoryThreshold`` the body is built in memory; above it, in a temporary file
+/// (file parts copied in chunks, never read whole) that is removed when the attempt ends, however
+/// it ends. The `Content-Type` header with the boundary is set for you.
+///
+/// ```swift
+/// struct AvatarForm: UploadMultipartFormable {
+///     let image: URL
+///     var url: String { "https://api.example.com/avatar" }
+///     var multipartFormData: MultipartFormData {
+///         var form = MultipartFormData()
+///         form.append(Data("42".utf8), name: "userID")
+///         form.append(image, name: "avatar")      // file name and MIME type from the URL
+///         return form
+///     }
+/// }
+/// ```
+public protocol UploadMultipartFormable: UploadFormable {
+    /// The parts.
+    var multipartFormData: MultipartFormData { get }
+    /// Bodies larger than this many bytes are built in a temporary file. Defaults to 10,000,000.
+    var encodingMemoryThreshold: Int { get }
+    /// Where a large body's temporary file is built. Defaults to the temporary directory.
+    var encodingDirectory: URL { get }
+}
+
+extension UploadMultipartFormable {
+    /// 10,000,000 bytes.
+    public var encodingMemoryThreshold: Int { MultipartFormData.defaultEncodingMemoryThreshold }
+    /// The temporary directory.
+    public var encodingDirectory: URL { FileManager.default.temporaryDirectory }
+}

@@ -66,4 +66,18 @@ extension Requestable {
     {
         session.upload(form, isolation: isolation)
     }
+
+    /// Uploads `multipart/form-data`, in memory or, for large bodies, from a temporary file.
+    /// - Parameters:
+    ///   - form: What to upload.
+    ///   - session: The session that runs it.
+    ///   - isolation: The caller's actor, filled in by the compiler.
+    /// - Returns: The request, already started.
+    @discardableResult
+    public func upload(
+        _ form: some UploadMultipartFormable, session: Session = .default,
+        isolation: isolated (any Actor)? = #isolation
+    ) -> UploadRequest {
+        session.upload(form, isolation: isolation)
+    }
 }

@@ -102,6 +102,39 @@ extension Session {
         }
     }
 
+    /// Uploads `multipart/form-data`, built in memory or, above the form's threshold, in a
+    /// temporary file removed when each attempt ends.
+    /// - Parameters:
+    ///   - form: What to upload.
+    ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
+    ///     finishes the current statement, so everything chained on it applies.
+    /// - Returns: The request, already started.
+    @discardableResult
+    public func upload(_ form: some UploadMultipartFormable, isolation: isolated (any Actor)? = #isolation)
+        -> UploadRequest
+    {
+        makeUpload(form, isolation: isolation) { request throws(NetworkError) in
+            let multipart = form.multipartFormData
+            let body: EncodedMultipartBody
+            do {
+                body = try multipart.encodedBody(
+                    memoryThreshold: form.encodingMemoryThreshold, temporaryDirectory: form.encodingDirectory)
+            } catch {
+                let kind: NetworkError.Kind = error is MultipartEncodingError ? .fileOperationFailed : .requestBuildFailed
+                throw NetworkError(
+                    kind, failureReason: "The multipart body could not be built: \(error)", underlyingError: error,
+                    request: request)
+            }
+            request.setValue(multipart.contentType, forHTTPHeaderField: "Content-Type")
+            switch body {
+            case .data(let data):
+                return PreparedRequest(urlRequest: request, body: .data(data))
+            case .temporaryFile(let url, _):
+                return PreparedRequest(urlRequest: request, body: .file(url), temporaryFiles: [url])
+            }
+        }
+    }
+
     /// Builds an upload request whose body `prepare` attaches to the form's base request.
     func makeUpload(
         _ form: some UploadFormable, isolation: isolated (any Actor)? = #isolation,

@@ -10,7 +10,7 @@ struct DownloadTests {
 
     @Test("A download streams to disk and lands at its destination, identical to the body")
     func downloadToDestination() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let url = try await DemoServer.url("/articles?page=1&size=50")
         let expected = try await client.request(TestForm(url: url)).data()
@@ -23,7 +23,7 @@ struct DownloadTests {
 
     @Test("An existing file at the destination is replaced")
     func replacesExisting() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let destination = scratch.file("weather.json")
         try Data("old contents that are longer than nothing".utf8).write(to: destination)
@@ -43,7 +43,7 @@ struct DownloadTests {
 
     @Test("A 404 fails with its body kept in memory, and leaves no file behind")
     func notFound() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let form = TestDownloadForm(url: try await DemoServer.url("/status/404"), destination: scratch.file("x"))
         let response = await client.download(form).response()
@@ -55,7 +55,7 @@ struct DownloadTests {
 
     @Test("Cancelling a download leaves neither the file nor a partial file")
     func cancelCleansUp() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let form = TestDownloadForm(url: try await DemoServer.url("/slow?ms=5000"), destination: scratch.file("slow"))
         let request = client.download(form)
@@ -69,7 +69,7 @@ struct DownloadTests {
     @Test("Download progress never goes backwards and ends at the total, before later handlers")
     @MainActor
     func progress() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let recorder = ProgressRecorder()
         let form = TestDownloadForm(
@@ -85,7 +85,7 @@ struct DownloadTests {
 
     @Test("A download validates statuses like any request; a custom validator can refuse it")
     func validation() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         struct Refused: Error {}
         let form = TestDownloadForm(url: try await DemoServer.url("/html"), destination: scratch.file("page"))
@@ -98,7 +98,7 @@ struct DownloadTests {
 
     @Test("An invalid URL fails clearly without touching the disk")
     func invalidURL() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let response = await client.download(TestDownloadForm(url: "nope", destination: scratch.file("x"))).response()
         #expect(response.error?.kind == .invalidURL)

@@ -67,7 +67,7 @@ struct StubbingTests {
     @Test("Downloads and progress work through stubs, chunk by chunk")
     @MainActor
     func downloadThroughStub() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let body = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
         let stubs = StubRegistry()

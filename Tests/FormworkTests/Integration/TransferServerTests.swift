@@ -186,7 +186,7 @@ struct StatsReply: Decodable {
 }
 
 /// One tag's counters.
-struct TagStats: Decodable {
+struct TagStats: Decodable, Sendable {
     let name: String
     let requests: Int
     let bytesSent: Int64

@@ -23,7 +23,7 @@ struct UploadTests {
 
     @Test("File uploads send the file as it is, with its length")
     func fileUpload() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = scratch.file("notes.txt")
         let text = String(repeating: "Formwork uploads files in constant memory.\n", count: 2000)
@@ -38,7 +38,7 @@ struct UploadTests {
 
     @Test("A missing file or a directory fails before anything is sent", arguments: ["missing.bin", ""])
     func missingFile(name: String) async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let request = client.upload(
             TestFileUpload(url: try await DemoServer.url("/echo"), fileURL: scratch.file(name)))

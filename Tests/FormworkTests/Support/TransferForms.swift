@@ -62,23 +62,3 @@ final class ProgressRecorder: Progressable {
         zip(values, values.dropFirst()).allSatisfy { $0.completedBytes <= $1.completedBytes }
     }
 }
-
-/// A fresh temporary directory for one test, removed by `remove()`.
-struct Scratch {
-    let directory: URL
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "formwork-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> URL { directory.appendingPathComponent(name) }
-
-    /// The names of the files in the directory (hidden ones included).
-    func contents() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: directory) }
-}

@@ -1,0 +1,203 @@
+import Foundation
+import FormworkTestSupport
+import Testing
+
+@testable import Formwork
+
+/// Reads the demo server's counters for one tag.
+enum TagCounters {
+    private struct Reply: Decodable, Sendable {
+        let tag: TagStats
+    }
+
+    static func read(_ tag: String) async throws -> TagStats {
+        try await Client().request(TestForm(url: try await DemoServer.url("/stats"), parameters: ["tag": tag]))
+            .decode(Reply.self).tag
+    }
+}
+
+/// Resumes a download from its resume data, fetching a clean URL (without the fault options).
+struct ResumeForm: DownloadResumeFormable {
+    let resumeData: ResumeData
+    let url: String
+    let destination: URL
+}
+
+@Suite("Streamed and resumable downloads of large files")
+struct ResumeTests {
+    let client = Client()
+
+    private func uniqueTag() -> String { "t\(UUID().uuidString.prefix(12))" }
+
+    @Test("Downloads of several sizes are byte-identical to the server's file", arguments: [0, 1, 65_537, 5_000_000])
+    func sizes(size: Int64) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let form = TestDownloadForm(url: try await DemoServer.url("/files/\(size)"), destination: scratch.file("f"))
+        let file = try await client.download(form).fileURL()
+        #expect(try Data(contentsOf: file) == DemoFileContent.bytes(size: size))
+        #expect(try scratch.contents() == ["f"])
+    }
+
+    @Test("A download cut at 50 % resumes and fetches only the missing half")
+    func resumeAfterCut() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let size: Int64 = 8_000_000
+        let (firstTag, secondTag) = (uniqueTag(), uniqueTag())
+        let cut = TestDownloadForm(
+            url: try await DemoServer.url("/files/\(size)?cutAt=\(size / 2)&tag=\(firstTag)"), destination: scratch.file("big"))
+        let failed = await client.download(cut).response()
+        let error = try #require(failed.error)
+        #expect(error.isNetworkFailure)
+        let resumeData = try #require(failed.resumeData)
+        #expect(resumeData.bytesReceived == size / 2)
+        #expect(resumeData.validator != nil)
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("big").path))
+
+        let form = ResumeForm(
+            resumeData: resumeData, url: try await DemoServer.url("/files/\(size)?tag=\(secondTag)"),
+            destination: scratch.file("big"))
+        let request = client.download(form)
+        let file = try await request.fileURL()
+        #expect(try Data(contentsOf: file) == DemoFileContent.bytes(size: size))
+        #expect(request.request?.value(forHTTPHeaderField: "Range") == "bytes=\(size / 2)-")
+        #expect(try await TagCounters.read(secondTag).bytesSent == size / 2)
+        #expect(try scratch.contents() == ["big"])
+    }
+
+    @Test("Resume data survives being persisted and reloaded (an app restart)")
+    func persistedResumeData() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let size: Int64 = 3_000_000
+        let cut = TestDownloadForm(
+            url: try await DemoServer.url("/files/\(size)?cutAt=1000000"), destination: scratch.file("doc"))
+        let saved = try #require(await client.download(cut).response().resumeData).encoded()
+        try saved.write(to: scratch.file("resume.json"))
+
+        let reloaded = try ResumeData(encoded: Data(contentsOf: scratch.file("resume.json")))
+        #expect(reloaded.bytesReceived == 1_000_000)
+        let tag = uniqueTag()
+        let form = ResumeForm(
+            resumeData: reloaded, url: try await DemoServer.url("/files/\(size)?tag=\(tag)"),
+            destination: scratch.file("doc"))
+        #expect(try Data(contentsOf: try await client.download(form).fileURL()) == DemoFileContent.bytes(size: size))
+        #expect(try await TagCounters.read(tag).bytesSent == size - 1_000_000)
+    }
+
+    @Test("cancel(producingResumeData:) keeps what arrived; the resume completes the file")
+    func resumeAfterCancel() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let size: Int64 = 2_000_000
+        let slow = TestDownloadForm(
+            url: try await DemoServer.url("/files/\(size)?rate=400000"), destination: scratch.file("slow"))
+        let request = client.download(slow)
+        for await progress in request.progressUpdates where progress.completedBytes > 0 {
+            break
+        }
+        let resumeData = try #require(await request.cancel(producingResumeData: true))
+        #expect(resumeData.bytesReceived > 0)
+        #expect(resumeData.bytesReceived < size)
+        #expect(FileManager.default.fileExists(atPath: resumeData.partialFileURL.path))
+
+        let form = ResumeForm(
+            resumeData: resumeData, url: try await DemoServer.url("/files/\(size)"), destination: scratch.file("slow"))
+        #expect(try Data(contentsOf: try await client.download(form).fileURL()) == DemoFileContent.bytes(size: size))
+        #expect(try scratch.contents() == ["slow"])
+    }
+
+    @Test("A plain cancel removes the partial file and produces no resume data")
+    func plainCancel() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let slow = TestDownloadForm(
+            url: try await DemoServer.url("/files/2000000?rate=400000"), destination: scratch.file("x"))
+        let request = client.download(slow)
+        for await progress in request.progressUpdates where progress.completedBytes > 0 {
+            break
+        }
+        #expect(await request.cancel(producingResumeData: false) == nil)
+        #expect(try scratch.contents().isEmpty)
+    }
+
+    @Test("When the file changed on the server, the resume restarts cleanly from zero")
+    func fileChanged() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let size: Int64 = 1_000_000
+        let cut = TestDownloadForm(
+            url: try await DemoServer.url("/files/\(size)?cutAt=400000&version=1"), destination: scratch.file("v"))
+        let resumeData = try #require(await client.download(cut).response().resumeData)
+        let form = ResumeForm(
+            resumeData: resumeData, url: try await DemoServer.url("/files/\(size)?version=2"),
+            destination: scratch.file("v"))
+        let file = try await client.download(form).fileURL()
+        #expect(try Data(contentsOf: file) == DemoFileContent.bytes(size: size, version: 2))
+    }
+
+    @Test("A 206 for the wrong range restarts from zero with a clean request")
+    func wrongRange() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let size: Int64 = 1_000_000
+        let cut = TestDownloadForm(
+            url: try await DemoServer.url("/files/\(size)?cutAt=300000"), destination: scratch.file("w"))
+        let resumeData = try #require(await client.download(cut).response().resumeData)
+        let tag = uniqueTag()
+        let form = ResumeForm(
+            resumeData: resumeData, url: try await DemoServer.url("/files/\(size)?wrongRange=1&tag=\(tag)"),
+            destination: scratch.file("w"))
+        let request = client.download(form)
+        #expect(try Data(contentsOf: try await request.fileURL()) == DemoFileContent.bytes(size: size))
+        #expect(request.request?.value(forHTTPHeaderField: "Range") == nil)
+        #expect(try await TagCounters.read(tag).requests == 2)
+    }
+
+    @Test("A retried download resumes where the cut left it instead of starting over")
+    func retryResumes() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let size: Int64 = 4_000_000
+        let tag = uniqueTag()
+        let form = TestDownloadForm(
+            url: try await DemoServer.url("/files/\(size)?cutAt=\(size / 2)&tag=\(tag)"), destination: scratch.file("r"))
+        let request = client.download(form).retry(RetryPolicy(baseDelay: 0.01))
+        #expect(try Data(contentsOf: try await request.fileURL()) == DemoFileContent.bytes(size: size))
+        let stats = try await TagCounters.read(tag)
+        #expect(stats.requests == 2)
+        #expect(stats.bytesSent == size)
+    }
+
+    @Test("Download progress of a large file never goes backwards and ends at the total")
+    @MainActor
+    func progress() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let recorder = ProgressRecorder()
+        let size: Int64 = 16_000_000
+        let form = TestDownloadForm(url: try await DemoServer.url("/files/\(size)"), destination: scratch.file("p"))
+        let response = await withCheckedContinuation { continuation in
+            client.download(form).progress(recorder).response { continuation.resume(returning: $0) }
+        }
+        #expect(response.error == nil)
+        #expect(recorder.isMonotonic)
+        #expect(recorder.values.last == TransferProgress(completedBytes: size, totalBytes: size))
+        #expect(recorder.values.allSatisfy { $0.totalBytes == size })
+    }
+
+    @Test("Without Content-Length the fraction is unknown until the end")
+    func unknownTotal() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let form = TestDownloadForm(
+            url: try await DemoServer.url("/files/300000?chunked=1"), destination: scratch.file("c"))
+        let request = client.download(form)
+        var values: [TransferProgress] = []
+        for await progress in request.progressUpdates { values.append(progress) }
+        #expect(values.dropLast().allSatisfy { $0.fractionCompleted == nil })
+        #expect(values.last == TransferProgress(completedBytes: 300_000, totalBytes: 300_000))
+        #expect(try Data(contentsOf: try await request.fileURL()) == DemoFileContent.bytes(size: 300_000))
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import FormworkTestSupport
+import Testing
+
+@testable import Formwork
+
+/// What the demo server's `/upload` reports about a body it received.
+struct UploadReport: Decodable, Sendable {
+    struct Part: Decodable, Sendable, Equatable {
+        let name: String?
+        let fileName: String?
+        let contentType: String?
+        let bytes: Int64
+        let md5: String?
+    }
+
+    let bytes: Int64
+    let md5: String?
+    let contentType: String?
+    let chunked: Bool
+    let parts: [Part]?
+}
+
+struct TestMultipartUpload: UploadMultipartFormable {
+    var url: String
+    var multipartFormData: MultipartFormData
+    var encodingMemoryThreshold: Int = MultipartFormData.defaultEncodingMemoryThreshold
+    var encodingDirectory: URL = FileManager.default.temporaryDirectory
+}
+
+@Suite("Every upload kind, verified by the server's MD5 and part list")
+struct UploadVerificationTests {
+    let client = Client()
+
+    @Test("Data, file and stream uploads arrive intact")
+    func plainKinds() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let url = try await DemoServer.url("/upload")
+        let payload = DemoFileContent.bytes(size: 3_000_000, version: 7)
+        let digest = MD5.hex(payload)
+
+        let data = try await client.upload(TestDataUpload(url: url, data: payload)).decode(UploadReport.self)
+        #expect(data.bytes == 3_000_000)
+        #expect(data.md5 == digest)
+        #expect(!data.chunked)
+
+        let file = try scratch.write(payload, to: "payload.bin")
+        let fromFile = try await client.upload(TestFileUpload(url: url, fileURL: file)).decode(UploadReport.self)
+        #expect(fromFile.md5 == digest)
+        #expect(fromFile.bytes == 3_000_000)
+
+        let stream = try await client.upload(TestStreamUpload(url: url, payload: payload)).decode(UploadReport.self)
+        #expect(stream.md5 == digest)
+        #expect(stream.chunked)
+    }
+
+    @Test("A multipart form in memory: text fields and files, with names, file names and MIME types")
+    func multipartInMemory() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let photo = try scratch.write(DemoFileContent.bytes(size: 50_000, version: 3), to: "photo.png")
+        let notes = Data("plain notes 上海".utf8)
+        var form = MultipartFormData()
+        form.append(Data("42".utf8), name: "userID")
+        form.append(photo, name: "avatar")
+        form.append(notes, name: "notes", fileName: "notes.txt", mimeType: "text/plain")
+        form.append(Data([0, 1, 2]), name: "blob", fileName: "blob")
+        let report = try await client.upload(TestMultipartUpload(url: try await DemoServer.url("/upload"), multipartFormData: form))
+            .decode(UploadReport.self)
+        #expect(report.contentType?.hasPrefix("multipart/form-data; boundary=") == true)
+        #expect(report.bytes == form.contentLength)
+        let parts = try #require(report.parts)
+        #expect(parts.map(\.name) == ["userID", "avatar", "notes", "blob"])
+        #expect(parts.map(\.fileName) == [nil, "photo.png", "notes.txt", "blob"])
+        #expect(parts[1].contentType == "image/png")
+        #expect(parts[3].contentType == "application/octet-stream")
+        #expect(parts[1].md5 == MD5.hex(try Data(contentsOf: photo)))
+        #expect(parts[2].md5 == MD5.hex(notes))
+        #expect(parts[0].bytes == 2)
+    }
+
+    @Test("A 200 MB file under a small threshold is sent from a temp file that is then removed")
+    func largeMultipart() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let encoding = scratch.file("encoding")
+        try FileManager.default.createDirectory(at: encoding, withIntermediateDirectories: true)
+        let big = scratch.file("video.mp4")
+        #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: big)
+        let size: Int64 = 200_000_000
+        var offset: Int64 = 0
+        while offset < size {
+            let end = min(size, offset + 8_000_000)
+            try handle.write(contentsOf: DemoFileContent.bytes(in: offset..<end))
+            offset = end
+        }
+        try handle.close()
+
+        var form = MultipartFormData()
+        form.append(Data("holiday".utf8), name: "title")
+        form.append(big, name: "video")
+        let upload = TestMultipartUpload(
+            url: try await DemoServer.url("/upload"), multipartFormData: form, encodingMemoryThreshold: 1_000_000,
+            encodingDirectory: encoding)
+        let request = client.upload(upload)
+        var sawTemporaryFile = false
+        for await progress in request.progressUpdates where progress.completedBytes > 0 {
+            // Sending has begun, so the body was built: it must be in the encoding directory.
+            sawTemporaryFile = try FileManager.default.contentsOfDirectory(atPath: encoding.path).count == 1
+            break
+        }
+        let report = try await request.decode(UploadReport.self)
+        #expect(sawTemporaryFile)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: encoding.path).isEmpty)
+        #expect(report.bytes == form.contentLength)
+        #expect(report.parts?.last?.bytes == size)
+        #expect(report.parts?.last?.md5 == (try MD5.hex(ofFile: big)))
+        #expect(report.parts?.last?.contentType == "video/mp4")
+    }
+
+    @Test("A multipart form with a missing file fails before sending and leaves no temp file")
+    func missingPart() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        var form = MultipartFormData()
+        form.append(scratch.file("gone.jpg"), name: "photo")
+        let request = client.upload(
+            TestMultipartUpload(
+                url: try await DemoServer.url("/upload"), multipartFormData: form, encodingMemoryThreshold: 0,
+                encodingDirectory: scratch.url))
+        let response = await request.handledString()
+        #expect(response.error?.kind == .fileOperationFailed)
+        #expect(request.core.task == nil)
+        #expect(try scratch.contents().isEmpty)
+    }
+}

@@ -8,7 +8,8 @@ let package = Package(
     name: "FormworkExamples",
     platforms: [.macOS(.v13)],
     products: [
-        .executable(name: "DemoServer", targets: ["DemoServer"])
+        .executable(name: "DemoServer", targets: ["DemoServer"]),
+        .executable(name: "MemoryCheck", targets: ["MemoryCheck"]),
     ],
     dependencies: [
         // The Formwork library (used by the demo CLI and benchmark targets, not by DemoServer).
@@ -31,7 +32,18 @@ let package = Package(
                 // a light load next to the tests on a 2-core machine.
                 .unsafeFlags(["-O"]),
             ]
-        )
+        ),
+        // Shared by the examples: starting the demo server, measuring memory.
+        .target(
+            name: "ExampleSupport",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // Downloads and uploads 1 GiB through Formwork and checks peak RSS stays flat.
+        .executableTarget(
+            name: "MemoryCheck",
+            dependencies: [.product(name: "Formwork", package: "Formwork"), "ExampleSupport"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

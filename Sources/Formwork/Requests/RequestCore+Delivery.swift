@@ -89,6 +89,7 @@ extension RequestCore {
             state.response = nil
             state.data = Data()
             state.progress = nil
+            state.notifiedProgress = nil
             state.startedAt = Date()
             return (attempt, state.attemptStartHandlers)
         }

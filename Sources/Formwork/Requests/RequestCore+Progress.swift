@@ -16,12 +16,32 @@ extension RequestCore {
         if let (progress, attempt) = current { observer(progress, attempt) }
     }
 
-    /// Records progress for `attempt` unless it is stale or would go backwards.
+    /// The fewest new bytes worth telling observers about (besides the first and the last value):
+    /// per-chunk notifications would slow the delegate queue, which has no back-pressure.
+    static func notificationStep(forTotal total: Int64?) -> Int64 {
+        max(256 * 1024, (total ?? 0) / 1000)
+    }
+
+    /// Records progress for `attempt` unless it is stale or would go backwards. Observers hear the
+    /// first value, then at most one value per ``notificationStep(forTotal:)`` bytes, and always
+    /// a value that completes the total.
     func updateProgress(_ progress: TransferProgress, attempt: Int) {
         let observers = state.withLock { state -> [ProgressObserver]? in
             guard state.lifecycle.attempt == attempt, !state.lifecycle.isDone else { return nil }
             if let current = state.progress, current.completedBytes > progress.completedBytes { return nil }
+            let previous = state.progress
             state.progress = progress
+            guard let notified = state.notifiedProgress, notified.totalBytes == progress.totalBytes,
+                previous != nil
+            else {
+                state.notifiedProgress = progress
+                return state.progressObservers
+            }
+            let step = Self.notificationStep(forTotal: progress.totalBytes)
+            guard progress.completedBytes - notified.completedBytes >= step || progress.isComplete,
+                progress != notified
+            else { return nil }
+            state.notifiedProgress = progress
             return state.progressObservers
         }
         for observer in observers ?? [] { observer(progress, attempt) }

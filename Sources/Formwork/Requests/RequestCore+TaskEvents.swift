@@ -120,11 +120,15 @@ extension RequestCore {
         Task { await self.evaluateFailure(failure, attempt: attempt) }
     }
 
-    /// On success, the last progress update must equal the total (it may lack one: chunked bodies).
+    /// On success, the last progress update observers hear must equal the total (a chunked body
+    /// has none until now; a throttled last update may not have been passed on).
     private func finalProgress(attempt: Int) -> TransferProgress? {
         state.withLock { state in
-            guard let progress = state.progress, progress.totalBytes != progress.completedBytes else { return nil }
-            return TransferProgress(completedBytes: progress.completedBytes, totalBytes: progress.completedBytes)
+            guard let progress = state.progress else { return nil }
+            let final = TransferProgress(completedBytes: progress.completedBytes, totalBytes: progress.completedBytes)
+            if progress == final, state.notifiedProgress == final { return nil }
+            state.notifiedProgress = nil  // so that the final value is passed on
+            return final
         }
     }
 }

@@ -41,6 +41,8 @@ public final class RequestCore: Sendable {
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
         var progress: TransferProgress?
+        /// The last progress observers heard of.
+        var notifiedProgress: TransferProgress?
         var progressObservers: [ProgressObserver] = []
         var outcome: RequestOutcome?
         var links: [Link] = []
@@ -147,6 +149,7 @@ public final class RequestCore: Sendable {
             state.writesToSink = false
             state.sinkFailure = nil
             state.progress = nil
+            state.notifiedProgress = nil
             state.bytesSent = 0
             state.bytesReceived = 0
             state.task = task

@@ -1,0 +1,124 @@
+import ExampleSupport
+import Formwork
+import Foundation
+
+/// Checks that Formwork moves large bodies in constant memory: downloads a file and uploads a file
+/// as multipart (1 GiB each by default) through the demo server and reports peak RSS. Fails when
+/// the peak grows more than the limit (64 MiB by default) over the process's RSS before the
+/// transfer (Foundation, URLSession and libcurl's own baseline).
+///
+///     swift run --package-path Examples MemoryCheck download [--size BYTES] [--limit-mib 64]
+///     swift run --package-path Examples MemoryCheck upload [--size BYTES] [--limit-mib 64]
+@main
+struct MemoryCheck {
+    struct FileForm: DownloadFormable {
+        let url: String
+        let destination: URL
+    }
+
+    struct VideoUpload: UploadMultipartFormable {
+        let url: String
+        let multipartFormData: MultipartFormData
+        var encodingMemoryThreshold: Int { 1_000_000 }
+    }
+
+    struct UploadReport: Decodable, Sendable {
+        let bytes: Int64
+    }
+
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let mode = arguments.first ?? "download"
+        let size = value(after: "--size", in: arguments).flatMap(Int64.init) ?? 1 << 30
+        let limit = (value(after: "--limit-mib", in: arguments).flatMap(Int64.init) ?? 64) << 20
+        do {
+            let server = try DemoServerProcess()
+            let before = peakResidentBytes()
+            let started = Date()
+            let moved: Int64
+            switch mode {
+            case "download": moved = try await download(size: size, from: server.baseURL)
+            case "upload": moved = try await upload(size: size, to: server.baseURL)
+            default:
+                print("usage: MemoryCheck download|upload [--size BYTES] [--limit-mib MIB]")
+                exit(2)
+            }
+            let seconds = Date().timeIntervalSince(started)
+            let peak = peakResidentBytes()
+            let rate = Double(moved) / max(seconds, 0.001) / 1_048_576
+            print(
+                "MemoryCheck \(mode): moved \(formatBytes(moved)) in \(String(format: "%.2f", seconds)) s "
+                    + "(\(String(format: "%.0f", rate)) MiB/s); peak RSS \(formatBytes(peak)) "
+                    + "(\(formatBytes(before)) before the transfer, growth \(formatBytes(peak - before))); "
+                    + "limit \(formatBytes(limit)) growth")
+            guard moved == size else {
+                print("MemoryCheck FAIL: moved \(moved) bytes, expected \(size)")
+                exit(1)
+            }
+            guard peak - before < limit else {
+                print("MemoryCheck FAIL: peak RSS grew by \(formatBytes(peak - before)), over the limit")
+                exit(1)
+            }
+            print("MemoryCheck \(mode) OK")
+        } catch {
+            print("MemoryCheck FAIL: \(error)")
+            exit(1)
+        }
+    }
+
+    static func value(after flag: String, in arguments: [String]) -> String? {
+        guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
+        return arguments[index + 1]
+    }
+
+    static func download(size: Int64, from base: String) async throws -> Int64 {
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("memorycheck-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let request = Session.default.download(FileForm(url: "\(base)/files/\(size)", destination: destination))
+        var reported = 0
+        for await progress in request.progressUpdates {
+            let tenth = Int((progress.fractionCompleted ?? 0) * 10)
+            if tenth > reported {
+                reported = tenth
+                print("  download \(tenth * 10) % (peak RSS \(formatBytes(peakResidentBytes())))")
+            }
+        }
+        let file = try await request.fileURL()
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? -1
+    }
+
+    static func upload(size: Int64, to base: String) async throws -> Int64 {
+        let source = FileManager.default.temporaryDirectory.appendingPathComponent("memorycheck-\(UUID()).mp4")
+        defer { try? FileManager.default.removeItem(at: source) }
+        guard FileManager.default.createFile(atPath: source.path, contents: nil) else {
+            throw DemoServerProcess.Failure(description: "cannot create \(source.path)")
+        }
+        let handle = try FileHandle(forWritingTo: source)
+        let block = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        var written: Int64 = 0
+        while written < size {
+            let count = Int(min(Int64(block.count), size - written))
+            try handle.write(contentsOf: block.prefix(count))
+            written += Int64(count)
+        }
+        try handle.close()
+        var form = MultipartFormData()
+        form.append(Data("memory check".utf8), name: "title")
+        form.append(source, name: "video")
+        let request = Session.default.upload(VideoUpload(url: "\(base)/upload?md5=0", multipartFormData: form))
+        var reported = 0
+        for await progress in request.progressUpdates {
+            let tenth = Int((progress.fractionCompleted ?? 0) * 10)
+            if tenth > reported {
+                reported = tenth
+                print("  upload \(tenth * 10) % (peak RSS \(formatBytes(peakResidentBytes())))")
+            }
+        }
+        struct Reply: Decodable, Sendable {
+            struct Part: Decodable, Sendable { let bytes: Int64 }
+            let parts: [Part]?
+        }
+        return try await request.decode(Reply.self).parts?.last?.bytes ?? -1
+    }
+}

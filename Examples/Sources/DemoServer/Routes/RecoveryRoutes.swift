@@ -1,35 +1,62 @@
 import NIOConcurrencyHelpers
 import NIOHTTP1
 
-/// Endpoints for re-request (reload) tests: `/flaky` fails at the transport level a given number
-/// of times per key, then recovers.
+/// Endpoints for re-request (reload) tests: `/flaky` fails at the transport level until its key
+/// recovers, `/flaky/recover` recovers a key.
 enum RecoveryRoutes {
     static let routes: [Route] = [
-        Route([.GET], .exact("/flaky"), respond: flaky)
+        Route([.GET], .exact("/flaky"), respond: flaky),
+        Route([.GET], .exact("/flaky/recover"), respond: recover),
     ]
 
-    /// How many requests each `/flaky` key has seen.
-    private static let counts = NIOLockedValueBox<[String: Int]>([:])
+    /// What the server knows about one `/flaky` key.
+    private struct Key {
+        /// Requests seen for the key.
+        var requests = 0
+        /// Whether `/flaky/recover` was called for it.
+        var recovered = false
+    }
 
-    /// `GET /flaky?key=K&failures=N` (N defaults to 1): the first N requests for key K get their
-    /// connection closed without any response (a transport failure for the client); later ones
-    /// get `200 {"data":{"attempt":n,"code":"200","key":K,"message":"OK"}}`, n counting every
-    /// request for K. Use a fresh key per test.
+    private static let keys = NIOLockedValueBox<[String: Key]>([:])
+
+    /// `GET /flaky?key=K[&failures=N]`: while key K is down, the connection is closed without any
+    /// response (a transport failure for the client). A key is down until `/flaky/recover?key=K`,
+    /// or, with `failures=N`, for its first N requests. Once up: `200
+    /// {"data":{"attempt":n,"code":"200","key":K,"message":"OK"}}`, n counting every request for K.
+    ///
+    /// Prefer `/flaky/recover` in tests: an HTTP client may resend a request by itself when a
+    /// reused keep-alive connection closes without a response (libcurl does), which uses up two
+    /// of N failures in one client attempt.
     static func flaky(_ request: DemoRequest) -> DemoResponse {
         guard let key = request.queryValue("key"), !key.isEmpty else {
             return .badRequest("Missing key")
         }
-        guard let failures = Int(request.queryValue("failures") ?? "1"), failures >= 0 else {
-            return .badRequest("Invalid failures")
+        var failures = Int.max
+        if let text = request.queryValue("failures") {
+            guard let value = Int(text), value >= 0 else { return .badRequest("Invalid failures") }
+            failures = value
         }
-        let attempt = counts.withLockedValue { counts in
-            counts[key, default: 0] += 1
-            return counts[key, default: 0]
+        let state = keys.withLockedValue { keys in
+            keys[key, default: Key()].requests += 1
+            return keys[key, default: Key()]
         }
-        guard attempt > failures else { return dropConnection }
+        guard state.recovered || state.requests > failures else { return dropConnection }
         return .json([
-            "data": ["code": "200", "message": "OK", "key": .string(key), "attempt": .int(attempt)]
+            "data": ["code": "200", "message": "OK", "key": .string(key), "attempt": .int(state.requests)]
         ])
+    }
+
+    /// `GET /flaky/recover?key=K`: brings key K up; answers `{"key":K,"requests":n}` with the
+    /// number of `/flaky` requests seen for K so far.
+    static func recover(_ request: DemoRequest) -> DemoResponse {
+        guard let key = request.queryValue("key"), !key.isEmpty else {
+            return .badRequest("Missing key")
+        }
+        let requests = keys.withLockedValue { keys in
+            keys[key, default: Key()].recovered = true
+            return keys[key, default: Key()].requests
+        }
+        return .json(["key": .string(key), "requests": .int(requests)])
     }
 
     /// A response that is never sent: NIO's outbound header validator refuses a header value

@@ -1,12 +1,22 @@
 import Foundation
+import Testing
 
 @testable import Formwork
 
 /// Counts events on the main actor and lets a test wait until a count is reached (no sleeps).
+///
+/// A wait gives up when its task is cancelled (a test's time limit), recording an issue, so a
+/// broken hook fails the test instead of hanging the run.
 @MainActor
 final class Counter {
+    private struct Waiter {
+        let id: UUID
+        let target: Int
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
     private(set) var value = 0
-    private var waiters: [(target: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters: [Waiter] = []
 
     func increment() {
         value += 1
@@ -15,10 +25,29 @@ final class Counter {
         for waiter in ready { waiter.continuation.resume() }
     }
 
-    /// Returns once `increment()` was called `target` times in all.
-    func wait(for target: Int) async {
+    /// Returns once `increment()` was called `target` times in all, or when the task is cancelled.
+    func wait(for target: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
         guard value < target else { return }
-        await withCheckedContinuation { waiters.append((target, $0)) }
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    waiters.append(Waiter(id: id, target: target, continuation: continuation))
+                }
+            }
+        } onCancel: {
+            Task { @MainActor in self.release(id) }
+        }
+        if value < target {
+            Issue.record("Stopped waiting for \(target) events at \(value)", sourceLocation: sourceLocation)
+        }
+    }
+
+    private func release(_ id: UUID) {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: index).continuation.resume()
     }
 }
 

@@ -14,7 +14,7 @@ import Foundation
 ///     static let api = Envelope(successCodes: ["0"])    // code at "code", message at "msg"
 /// }
 /// let articles = try await request(ArticlesForm()).decodeEnvelope([Article].self, atKeyPath: "data.list", envelope: .api)
-/// try await request(LogoutForm()).decodeEnvelope(Empty.self, envelope: .api)   // only the code matters
+/// _ = try await request(LogoutForm()).decodeEnvelope(Empty.self, envelope: .api)   // only the code
 /// ```
 public struct Envelope: Sendable, Hashable {
     /// Where the code sits, e.g. `"code"`.

@@ -17,7 +17,7 @@ struct LoadHookTests {
     func stacking() async throws {
         let screen = Screen()
         let forms = [try await slow(100), try await slow(400), try await slow(700)]
-        let ended = Counter()
+        let ended = EventCounter()
         let snapshots = Recorder<[Bool]>()
         for form in forms {
             client.request(form)
@@ -51,7 +51,7 @@ struct LoadHookTests {
         }
         let log = EventLog()
         let screen = Screen()
-        let done = Counter()
+        let done = EventCounter()
         let request = client.request(form)
             .load(RecordingLoad(name: "load", log: log, container: screen))
             .response { _ in
@@ -81,7 +81,7 @@ struct LoadHookTests {
         let table = Headless.ScrollView()
         screen.view.addSubview(table)
         let forms = [try await slow(100), try await slow(500)]
-        let ended = Counter()
+        let ended = EventCounter()
         let states = Recorder<Bool>()
         for form in forms {
             client.request(form).load(LoadType.default(container: table)).response { _ in
@@ -102,7 +102,7 @@ struct LoadHookTests {
         let button = Headless.Control()
         button.tintColor = .white
         let forms = [try await slow(100), try await slow(500)]
-        let ended = Counter()
+        let ended = EventCounter()
         let states = Recorder<(Bool, Int)>()
         for form in forms {
             client.request(form).load(button).response { _ in
@@ -121,7 +121,7 @@ struct LoadHookTests {
     func refresh() async throws {
         let refresh = Headless.RefreshControl()
         let forms = [try await slow(100), try await slow(500)]
-        let ended = Counter()
+        let ended = EventCounter()
         let states = Recorder<Bool>()
         for form in forms {
             client.request(form).load(refresh).response { _ in
@@ -137,7 +137,7 @@ struct LoadHookTests {
     @Test("A cell shows a wheel on its content view while its request runs")
     func cell() async throws {
         let cell = Headless.TableViewCell()
-        let done = Counter()
+        let done = EventCounter()
         client.request(try await slow(50)).load(cell).response { _ in done.increment() }
         #expect(cell.contentView.masks.first is Headless.ActivityIndicator)
         await done.wait(for: 1)

@@ -30,7 +30,7 @@ struct MessageHookTests {
         let alert = Headless.Alert()
         let info = Headless.Alert(message: "Done")
         let successes = Recorder<String?>()
-        let done = Counter()
+        let done = EventCounter()
         let request = client.request(form)
             .warn(type, with: alert, onSuccess: { successes.record($0.code) })
             .inform(type, with: info)

@@ -38,7 +38,7 @@ struct ReloadHookTests {
         let log = EventLog()
         let alert = Headless.Alert()
         let info = Headless.Alert(message: "Loaded")
-        let handled = Counter()
+        let handled = EventCounter()
         let flaky = Flaky()
         let request = client.request(try await flaky.form())
             .load(RecordingLoad(name: "load", log: log, container: screen))
@@ -81,7 +81,7 @@ struct ReloadHookTests {
     func reloadFailsAgain() async throws {
         let view = Headless.View()
         let alert = Headless.Alert()
-        let handled = Counter()
+        let handled = EventCounter()
         let results = Recorder<Bool>()
         let flaky = Flaky()
         client.request(try await flaky.form())
@@ -111,7 +111,7 @@ struct ReloadHookTests {
         arguments: ["/status/503", "/business-error?status=500", "/weather?city=atlantis", "cancel"])
     func noReload(path: String) async throws {
         let view = Headless.View()
-        let done = Counter()
+        let done = EventCounter()
         let url = try await DemoServer.url(path == "cancel" ? "/slow?ms=8000" : path)
         let request = client.request(TestForm(url: url)).reload(on: view).response { _ in done.increment() }
         if path == "cancel" {
@@ -125,7 +125,7 @@ struct ReloadHookTests {
     @Test("A timeout offers a reload like any other network failure")
     func timeout() async throws {
         let view = Headless.View()
-        let done = Counter()
+        let done = EventCounter()
         let form = TestForm(url: try await DemoServer.url("/slow?ms=10000"), timeout: 1)
         client.request(form).reload(on: view).response { _ in done.increment() }
         await done.wait(for: 1)

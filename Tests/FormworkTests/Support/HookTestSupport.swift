@@ -8,7 +8,7 @@ import Testing
 /// A wait gives up when its task is cancelled (a test's time limit), recording an issue, so a
 /// broken hook fails the test instead of hanging the run.
 @MainActor
-final class Counter {
+final class EventCounter {
     private struct Waiter {
         let id: UUID
         let target: Int

@@ -65,7 +65,7 @@ struct ControlTests {
     @Test("A progress view shows the latest fraction, nil while unknown")
     func progressView() {
         let bar = Headless.ProgressView()
-        let changes = Counter()
+        let changes = EventCounter()
         bar.onChange = { changes.increment() }
         #expect(bar.fractionCompleted == nil)
         bar.progress(TransferProgress(completedBytes: 5, totalBytes: nil))
@@ -90,7 +90,7 @@ struct ControlTests {
     @Test("A reload prompt runs its action once per reload()")
     func reloadView() {
         let prompt = Headless.ReloadView()
-        let taps = Counter()
+        let taps = EventCounter()
         prompt.reload()
         prompt.onReload = { taps.increment() }
         prompt.reload()

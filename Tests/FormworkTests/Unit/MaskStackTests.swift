@@ -100,7 +100,7 @@ struct MaskStackTests {
         let root = Headless.View()
         let child = Headless.View()
         root.addSubview(child)
-        let changes = Counter()
+        let changes = EventCounter()
         root.onChange = { changes.increment() }
         let load = LoadType.default(container: child)
         load.begin()

@@ -32,6 +32,10 @@ let package = Package(
             dependencies: ["Formwork", "FormworkTestSupport"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // libFuzzer targets (see README "Fuzzing"); plain builds compile them too.
+        .executableTarget(name: "FuzzJSONKeyPath", dependencies: ["Formwork"], path: "Fuzz/FuzzJSONKeyPath"),
+        .executableTarget(name: "FuzzQueryEncoder", dependencies: ["Formwork"], path: "Fuzz/FuzzQueryEncoder"),
+        .executableTarget(name: "FuzzHeaders", dependencies: ["Formwork"], path: "Fuzz/FuzzHeaders"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,55 +1,107 @@
 import NIOCore
 import NIOHTTP1
 
-/// Serves one connection: collects each request (head + whole body), routes it, writes the response
-/// with a correct `Content-Length`, and keeps the connection open when the client asks for it.
-/// Sits behind NIO's server pipeline handler, so requests arrive one at a time even when pipelined.
+/// Serves one connection: routes each request, writes the response with correct framing, and keeps
+/// the connection open when the client asks for it. Sits behind NIO's server pipeline handler,
+/// so requests arrive one at a time even when pipelined.
+///
+/// Request bodies are collected in memory (up to `maxCollectedBodyBytes`, else 413) and the
+/// request is routed by `Router` once complete; a request for a `StreamingRoute` (e.g. `/upload`)
+/// instead has its body handed to that route's consumer piece by piece as it arrives. Responses
+/// with a `StreamedBody` are written in chunks as the socket drains (back-pressure).
 final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
+    /// The largest body collected for an ordinary route; larger ones are drained and get 413.
+    static let maxCollectedBodyBytes = 64 * 1024 * 1024
+
+    private enum RequestState {
+        case idle
+        /// Collecting the body for `Router`; nil body after it grew too large.
+        case collecting(HTTPRequestHead, body: ByteBuffer?, tooLarge: Bool)
+        /// Handing the body to a streaming route's consumer.
+        case consuming(HTTPRequestHead, any RequestBodyConsumer)
+    }
+
     private let router: Router
+    private let streamingRoutes: [StreamingRoute]
     private let stats: ServerStats
+    private var state = RequestState.idle
+    /// The streamed response being written, if any.
+    private var bodyWriter: StreamedBodyWriter?
 
-    /// The request being received, if any.
-    private var head: HTTPRequestHead?
-    private var body: ByteBuffer?
-
-    init(router: Router, stats: ServerStats) {
+    init(router: Router, stats: ServerStats, streamingRoutes: [StreamingRoute] = StreamingRoute.demo) {
         self.router = router
         self.stats = stats
+        self.streamingRoutes = streamingRoutes
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            self.head = head
-            self.body = nil
             if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
                 let interim = HTTPResponseHead(version: head.version, status: .continue)
                 context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
             }
-        case .body(var chunk):
-            if body == nil {
-                body = chunk
+            let request = Self.request(head, body: [])
+            if let route = streamingRoutes.first(where: { $0.matches(request) }) {
+                let routeContext = RouteContext(eventLoop: context.eventLoop, stats: stats)
+                state = .consuming(head, route.makeConsumer(request, routeContext))
             } else {
-                body!.writeBuffer(&chunk)
+                state = .collecting(head, body: nil, tooLarge: false)
+            }
+        case .body(var chunk):
+            switch state {
+            case .consuming(_, let consumer):
+                consumer.consume(chunk)
+            case .collecting(let head, var body, let tooLarge):
+                guard !tooLarge else { return }
+                if (body?.readableBytes ?? 0) + chunk.readableBytes > Self.maxCollectedBodyBytes {
+                    state = .collecting(head, body: nil, tooLarge: true)
+                    return
+                }
+                // Release the state's reference first so the buffer can grow in place.
+                state = .idle
+                if body == nil {
+                    body = chunk
+                } else {
+                    body!.writeBuffer(&chunk)
+                }
+                state = .collecting(head, body: body, tooLarge: false)
+            case .idle:
+                break
             }
         case .end:
-            guard let head else { return }
-            self.head = nil
-            let bytes = body.map { Array($0.readableBytesView) } ?? []
-            body = nil
-            let request = DemoRequest(
-                method: head.method,
-                uri: head.uri,
-                version: head.version,
-                headers: head.headers,
-                body: bytes,
-                keepAlive: head.isKeepAlive
-            )
-            handle(request, context: context)
+            let current = state
+            state = .idle
+            switch current {
+            case .consuming(let head, let consumer):
+                let request = Self.request(head, body: [])
+                stats.recordRequest(path: request.path)
+                write(consumer.finish(), to: request, context: context)
+            case .collecting(let head, _, tooLarge: true):
+                let request = Self.request(head, body: [])
+                stats.recordRequest(path: request.path)
+                let limit = Self.maxCollectedBodyBytes
+                let response = DemoResponse.json(
+                    ["error": .string("body larger than \(limit) bytes; use /upload for large bodies")],
+                    status: .payloadTooLarge)
+                write(response, to: request, context: context)
+            case .collecting(let head, let body, tooLarge: false):
+                handle(
+                    Self.request(head, body: body.map { Array($0.readableBytesView) } ?? []), context: context
+                )
+            case .idle:
+                break
+            }
         }
+    }
+
+    private static func request(_ head: HTTPRequestHead, body: [UInt8]) -> DemoRequest {
+        DemoRequest(
+            method: head.method, uri: head.uri, version: head.version, headers: head.headers, body: body,
+            keepAlive: head.isKeepAlive)
     }
 
     private func handle(_ request: DemoRequest, context: ChannelHandlerContext) {
@@ -68,11 +120,22 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func write(_ response: DemoResponse, to request: DemoRequest, context: ChannelHandlerContext) {
-        let keepAlive = request.keepAlive
+        var keepAlive = request.keepAlive
         var headers = response.headers
+        let stream = response.stream
         if response.status.mayHaveResponseBody {
             // For HEAD this is the length a GET would have had; NIO's encoder sends no body for HEAD.
-            headers.replaceOrAdd(name: "Content-Length", value: String(response.body?.count ?? 0))
+            if let stream {
+                if let length = stream.contentLength {
+                    headers.replaceOrAdd(name: "Content-Length", value: String(length))
+                } else {
+                    // NIO frames it chunked; HTTP/1.0 has no chunking, so the end is the close.
+                    headers.remove(name: "Content-Length")
+                    keepAlive = keepAlive && request.version != .http1_0
+                }
+            } else {
+                headers.replaceOrAdd(name: "Content-Length", value: String(response.body?.count ?? 0))
+            }
         }
         if !keepAlive {
             headers.replaceOrAdd(name: "Connection", value: "close")
@@ -81,9 +144,18 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let head = HTTPResponseHead(version: request.version, status: response.status, headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if let body = response.body, !body.isEmpty, request.method != .HEAD,
-            response.status.mayHaveResponseBody
-        {
+        let sendsBody = request.method != .HEAD && response.status.mayHaveResponseBody
+        if let stream, sendsBody {
+            let writer = StreamedBodyWriter(body: stream, keepAlive: keepAlive) { [weak self] finished in
+                if self?.bodyWriter === finished {
+                    self?.bodyWriter = nil
+                }
+            }
+            bodyWriter = writer
+            writer.pump(context: context)
+            return
+        }
+        if let body = response.body, !body.isEmpty, sendsBody, stream == nil {
             let buffer = context.channel.allocator.buffer(bytes: body)
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
@@ -91,6 +163,19 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         if !keepAlive {
             written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            bodyWriter?.pump(context: context)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        bodyWriter?.connectionClosed()
+        state = .idle
+        context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

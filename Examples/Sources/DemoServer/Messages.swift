@@ -44,11 +44,22 @@ struct DemoResponse: Sendable {
     var headers: HTTPHeaders
     /// nil for a response without a body (e.g. 204, 304).
     var body: [UInt8]?
+    /// A body too large to hold, written piece by piece with back-pressure; when set, `body` is
+    /// ignored and `Content-Length` comes from the stream (none: chunked).
+    var stream: StreamedBody?
 
     init(status: HTTPResponseStatus, headers: HTTPHeaders = [:], body: [UInt8]?) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// A response whose body is streamed.
+    init(status: HTTPResponseStatus, headers: HTTPHeaders, stream: StreamedBody) {
+        self.status = status
+        self.headers = headers
+        self.body = nil
+        self.stream = stream
     }
 
     static let jsonContentType = "application/json"

@@ -72,6 +72,7 @@ struct Router: Sendable {
     /// Every endpoint of the demo server.
     static let demo = Router(
         routes: DataRoutes.routes + ErrorRoutes.routes + EchoRoutes.routes + MiscRoutes.routes
+            + RedirectRoutes.routes + AuthRoutes.routes + FileRoutes.routes + UploadRoutes.routes
             + RecoveryRoutes.routes
     )
 

@@ -44,6 +44,8 @@ public struct MessageCatalog: Sendable, Equatable {
     public var unreadableResponse = "The response could not be read."
     /// The request was malformed and never sent (invalid URL, header or parameters).
     public var invalidRequest = "The request could not be made."
+    /// A file could not be read or saved.
+    public var fileOperationFailed = "The file could not be read or saved."
     /// The request was cancelled.
     public var cancelled = "The request was cancelled."
     /// A business error arrived without a message of its own.
@@ -154,6 +156,8 @@ extension NetworkError {
             return (catalog.unexpectedStatus, nil)
         case .business:
             return (businessMessage ?? catalog.businessFailure, businessCode)
+        case .fileOperationFailed:
+            return (catalog.fileOperationFailed, kind.name)
         case _ where kind.isResponseSerialization:
             return (catalog.unreadableResponse, kind.name)
         case _ where kind.isInvalidRequest:

@@ -119,6 +119,8 @@ extension NetworkError {
         public static let decodingFailed = Kind("decodingFailed")
         /// The body could not be read as text in its declared encoding.
         public static let stringDecodingFailed = Kind("stringDecodingFailed")
+        /// A file could not be read, written or moved (an upload's source, a download's destination).
+        public static let fileOperationFailed = Kind("fileOperationFailed")
         /// The server answered with a business error: an envelope whose code is not a success code.
         public static let business = Kind("business")
 

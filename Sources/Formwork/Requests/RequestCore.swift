@@ -1,7 +1,7 @@
 import Foundation
 
-/// The engine behind every request object: lifecycle, URLSession task, body, validation and the
-/// ordered delivery of the outcome to handlers and async waiters.
+/// The engine behind every request object: lifecycle, URLSession task, body, progress,
+/// validation and the ordered delivery of the outcome to handlers and async waiters.
 ///
 /// All mutable state sits in one struct behind one lock. The outcome is recorded and the one
 /// drain of pending handlers is scheduled in the same locked step, so handlers run exactly once,
@@ -12,19 +12,36 @@ import Foundation
 public final class RequestCore: Sendable {
     /// One link of the handler chain: runs once per attempt with that attempt's outcome.
     typealias Link = @Sendable (RequestOutcome) async -> Void
-    /// Builds the `URLRequest` for an attempt.
-    typealias Builder = @Sendable (_ attempt: Int) async throws(NetworkError) -> URLRequest
-    /// Creates the (not yet resumed) URLSession task for a built request.
-    typealias TaskFactory = @Sendable (URLSession, URLRequest) -> URLSessionTask
+    /// Prepares what an attempt sends.
+    typealias Builder = @Sendable (_ attempt: Int) async throws(NetworkError) -> PreparedRequest
 
-    private struct State {
+    /// Which direction progress reports follow.
+    enum ProgressDirection: Sendable {
+        /// Bytes received (data requests and downloads).
+        case download
+        /// Bytes sent (uploads).
+        case upload
+    }
+
+    struct State {
         var lifecycle = RequestLifecycle()
         var startedAt: Date?
         var task: URLSessionTask?
-        var request: URLRequest?
+        var prepared: PreparedRequest?
         var response: HTTPURLResponse?
         var data = Data()
+        /// `true` while the current attempt's body goes to the sink rather than to `data`.
+        var writesToSink = false
+        /// Set when the sink failed mid-body: the attempt ends with this error.
+        var sinkFailure: NetworkError?
         var validation = ValidationRules()
+        var adapters: [any RequestAdapter] = []
+        var retriers: [any RequestRetrier] = []
+        var retryCount = 0
+        var bytesSent: Int64 = 0
+        var bytesReceived: Int64 = 0
+        var progress: TransferProgress?
+        var progressObservers: [ProgressObserver] = []
         var outcome: RequestOutcome?
         var links: [Link] = []
         var delivered = 0
@@ -32,32 +49,45 @@ public final class RequestCore: Sendable {
         var restartPending = false
         var attemptStartHandlers: [@MainActor @Sendable () -> Void] = []
         var waiters: [@Sendable (RequestOutcome) -> Void] = []
+        var deadlineTimer: Task<Void, Never>?
     }
 
     /// A unique id, stable for the life of the request.
     let id = UUID()
     /// The session that runs the request.
     let session: Session
+    /// Where the body goes instead of memory, for downloads.
+    let sink: (any ResponseSink)?
+    /// Which bytes progress counts.
+    let progressDirection: ProgressDirection
     private let builder: Builder
-    private let makeTask: TaskFactory
-    private let state = Protected(State())
+    let state = Protected(State())
 
-    init(session: Session, builder: @escaping Builder, makeTask: @escaping TaskFactory) {
+    /// The most body bytes kept in memory for a response the sink declined (an error body).
+    static let errorBodyLimit = 1 << 20
+
+    init(
+        session: Session, sink: (any ResponseSink)? = nil, progress: ProgressDirection = .download,
+        builder: @escaping Builder
+    ) {
         self.session = session
+        self.sink = sink
+        self.progressDirection = progress
         self.builder = builder
-        self.makeTask = makeTask
     }
 
     // MARK: Reading
 
     /// The last `URLRequest` sent (or being sent).
-    var request: URLRequest? { state.withLock { $0.request } }
+    var request: URLRequest? { state.withLock { $0.prepared?.urlRequest } }
     /// The last HTTP response received.
     var response: HTTPURLResponse? { state.withLock { $0.response } }
     /// The lifecycle state.
     var lifecycleState: RequestLifecycle.State { state.withLock { $0.lifecycle.state } }
     /// The URLSession task of the current attempt.
     var task: URLSessionTask? { state.withLock { $0.task } }
+    /// The latest progress of the current attempt, if any bytes moved yet.
+    var progress: TransferProgress? { state.withLock { $0.progress } }
 
     // MARK: Configuring
 
@@ -68,8 +98,18 @@ public final class RequestCore: Sendable {
 
     // MARK: Running
 
-    /// Starts the first attempt asynchronously, so that anything chained on the same line
-    /// (validators, handlers) is in place before the response can arrive.
+    /// Starts the request once, whichever comes first: the first handler, hook or async accessor
+    /// chained on it, or `fallback`, which runs on the creating caller's actor after its current
+    /// work, so everything chained in the same statement (adapters included) is in place. With no
+    /// caller actor it runs on the global executor.
+    func scheduleStart(isolation: isolated (any Actor)? = #isolation) {
+        Task {
+            _ = isolation
+            self.start()
+        }
+    }
+
+    /// Starts the first attempt now (idempotent). The URLRequest is built off the caller's thread.
     func start() {
         let action = state.withLock { state -> RequestLifecycle.StartAction in
             let action = state.lifecycle.start()
@@ -77,28 +117,149 @@ public final class RequestCore: Sendable {
             return action
         }
         guard case .buildRequest(let attempt) = action else { return }
+        if let deadline = session.configuration.deadline {
+            setDeadline(deadline)
+        }
         Task { await self.run(attempt: attempt) }
     }
 
-    private func run(attempt: Int) async {
-        let built: URLRequest
+    func run(attempt: Int) async {
+        var prepared: PreparedRequest
         do {
-            built = try await builder(attempt)
+            prepared = try await builder(attempt)
+            let original = prepared.urlRequest
+            prepared.urlRequest = try await adapt(original)
+            if prepared.urlRequest != original {
+                for monitor in session.configuration.eventMonitors {
+                    monitor.requestDidAdapt(id, from: original, to: prepared.urlRequest)
+                }
+            }
         } catch {
             finish(attempt: attempt, error: error)
             return
         }
         let task = state.withLock { state -> URLSessionTask? in
             guard state.lifecycle.requestBuilt(attempt: attempt) == .resumeTask else { return nil }
-            let task = makeTask(session.urlSession, built)
-            state.request = built
+            let task = prepared.makeTask(in: session.urlSession)
+            state.prepared = prepared
             state.response = nil
             state.data = Data()
+            state.writesToSink = false
+            state.sinkFailure = nil
+            state.progress = nil
+            state.bytesSent = 0
+            state.bytesReceived = 0
             state.task = task
             session.router.register(task, handler: self, attempt: attempt)
             return task
         }
-        task?.resume()
+        guard let task else {
+            prepared.removeTemporaryFiles()
+            return
+        }
+        for monitor in session.configuration.eventMonitors {
+            monitor.requestDidStart(id, request: prepared.urlRequest, attempt: attempt)
+        }
+        task.resume()
+    }
+
+    /// Runs the session's adapters, then the request's, in order.
+    private func adapt(_ request: URLRequest) async throws(NetworkError) -> URLRequest {
+        let adapters = session.configuration.adapters + state.withLock { $0.adapters }
+        var request = request
+        for adapter in adapters {
+            do {
+                request = try await adapter.adapt(request)
+            } catch {
+                throw NetworkError(
+                    .requestBuildFailed, failureReason: "An adapter failed: \(error)", underlyingError: error,
+                    request: request)
+            }
+        }
+        return request
+    }
+
+    /// Adds a request-level adapter (applies to attempts not yet built).
+    func addAdapter(_ adapter: any RequestAdapter) {
+        state.withLock { $0.adapters.append(adapter) }
+    }
+
+    /// Adds a request-level retrier (asked before the session's).
+    func addRetrier(_ retrier: any RequestRetrier) {
+        state.withLock { $0.retriers.append(retrier) }
+    }
+
+    /// Asks the retriers about a failed attempt; retries after the delay or finishes.
+    func evaluateFailure(_ failure: NetworkError, attempt: Int) async {
+        let (retriers, retryCount, request, response) = state.withLock { state in
+            (
+                state.retriers + (session.configuration.retrier.map { [$0] } ?? []), state.retryCount,
+                state.prepared?.urlRequest, state.response
+            )
+        }
+        guard !retriers.isEmpty, !failure.isCancelled else {
+            finish(attempt: attempt, error: failure)
+            return
+        }
+        let context = RetryContext(request: request, response: response, error: failure, retryCount: retryCount)
+        var decision = RetryDecision.doNotRetry
+        for retrier in retriers {
+            decision = await retrier.decide(context)
+            if decision != .doNotRetry { break }
+        }
+        guard case .retry(let delay) = decision else {
+            finish(attempt: attempt, error: failure)
+            return
+        }
+        let (retrying, task) = state.withLock { state -> (Bool, URLSessionTask?) in
+            guard state.lifecycle.beginRetry(attempt: attempt) else { return (false, nil) }
+            state.retryCount += 1
+            return (true, state.task)
+        }
+        guard retrying else { return }
+        for monitor in session.configuration.eventMonitors {
+            monitor.requestWillRetry(id, after: failure, delay: delay, retryCount: retryCount + 1)
+        }
+        if let task { session.router.unregister(task) }
+        let prepared = state.withLock { $0.prepared }
+        prepared?.removeTemporaryFiles()
+        if delay > 0 {
+            try? await Task.sleep(for: .seconds(delay))
+        }
+        let next = state.withLock { $0.lifecycle.retryDelayElapsed() }
+        guard case .buildRequest(let nextAttempt) = next else { return }
+        await run(attempt: nextAttempt)
+    }
+
+    /// Fails the request with a timeout once `seconds` have passed, whatever its attempts are
+    /// doing (corelibs ignores `timeoutIntervalForResource`, and its idle timeout never fires on a
+    /// slow trickle). Replaces an earlier deadline.
+    func setDeadline(_ seconds: TimeInterval) {
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(max(0, seconds)))
+            guard !Task.isCancelled else { return }
+            self?.expire(after: seconds)
+        }
+        let previous = state.withLock { state -> Task<Void, Never>? in
+            defer { state.deadlineTimer = timer }
+            return state.deadlineTimer
+        }
+        previous?.cancel()
+    }
+
+    private func expire(after seconds: TimeInterval) {
+        let (action, task, request) = state.withLock { state in
+            (state.lifecycle.expire(), state.task, state.prepared?.urlRequest)
+        }
+        guard action != .none else { return }
+        if action == .cancelTaskAndDeliver, let task {
+            session.router.unregister(task)
+            task.cancel()
+        }
+        let error = NetworkError(
+            .transport, failureReason: "The request did not finish within its deadline of \(seconds) s.",
+            underlyingError: URLError(.timedOut), request: request)
+        recordOutcome(error: error, cancelled: false)
     }
 
     /// Cancels the request. Handlers and waiters receive a ``NetworkError/Kind/cancelled`` error.
@@ -110,181 +271,89 @@ public final class RequestCore: Sendable {
         case .none:
             return
         case .cancelTaskAndDeliver:
-            task?.cancel()
-            recordOutcome(transition: { _ in true }, error: nil, cancelled: true)
+            if let task {
+                session.router.unregister(task)
+                task.cancel()
+            }
+            recordOutcome(error: nil, cancelled: true)
         case .deliver:
-            recordOutcome(transition: { _ in true }, error: nil, cancelled: true)
+            recordOutcome(error: nil, cancelled: true)
         }
     }
 
-    // MARK: Task events (called by the session's delegate router)
-
-    func taskDidReceive(response: URLResponse, attempt: Int) {
-        state.withLock { state in
-            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return }
-            state.response = response as? HTTPURLResponse
+    /// Ends the current attempt and starts the next one at once (no delay), e.g. when a resumed
+    /// download must start again from zero. The old task is cancelled and its events ignored.
+    func restartAttemptNow(after attempt: Int) {
+        let next = state.withLock { state -> (Int, URLSessionTask?, PreparedRequest?)? in
+            guard state.lifecycle.beginRetry(attempt: attempt),
+                case .buildRequest(let next) = state.lifecycle.retryDelayElapsed()
+            else { return nil }
+            let old = (state.task, state.prepared)
+            state.task = nil
+            return (next, old.0, old.1)
         }
+        guard let (nextAttempt, oldTask, oldPrepared) = next else { return }
+        if let oldTask {
+            session.router.unregister(oldTask)
+            oldTask.cancel()
+        }
+        oldPrepared?.removeTemporaryFiles()
+        Task { await self.run(attempt: nextAttempt) }
     }
 
-    func taskDidReceive(data: Data, attempt: Int) {
-        state.withLock { state in
-            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return }
-            state.data.append(data)
-        }
+    /// Ends attempt `attempt` with `error` (nil = success) if it is still the current one.
+    func finish(attempt: Int, error: NetworkError?) {
+        let finishing = state.withLock { $0.lifecycle.finish(attempt: attempt) == .deliver }
+        guard finishing else { return }
+        recordOutcome(error: error, cancelled: false)
     }
 
-    func taskDidComplete(error: (any Error)?, attempt: Int) {
-        typealias Snapshot = (URLRequest?, HTTPURLResponse?, Data, ValidationRules)
-        let snapshot = state.withLock { state -> Snapshot? in
-            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return nil }
-            return (state.request, state.response, state.data, state.validation)
+    /// Records the outcome of a request whose lifecycle just ended, after the sink and temporary
+    /// files are settled, and schedules its delivery in the same locked step.
+    private func recordOutcome(error: NetworkError?, cancelled: Bool) {
+        let (prepared, task, attempt, request, response) = state.withLock { state in
+            (state.prepared, state.task, state.lifecycle.attempt, state.prepared?.urlRequest, state.response)
         }
-        guard let (request, response, data, rules) = snapshot else { return }
-        let failure: NetworkError?
-        if let error {
-            failure = .transport(error, request: request, response: response, data: data)
-        } else if let response {
-            // Validators are app code: they run outside the lock.
-            failure = rules.validate(
-                request: request, response: response, data: data,
-                defaultStatusCodes: session.configuration.acceptableStatusCodes)
-        } else {
-            failure = NetworkError(
-                .transport, failureReason: "The server's response was not an HTTP response.",
-                underlyingError: URLError(.badServerResponse), request: request, data: data)
+        var error = cancelled ? NetworkError.cancelled(request: request, response: response) : error
+        if let sink, let failure = sink.close(attempt: attempt, error: error) {
+            error = failure
         }
-        finish(attempt: attempt, error: failure)
-    }
+        prepared?.removeTemporaryFiles()
+        if let task { session.router.unregister(task) }
 
-    private func finish(attempt: Int, error: NetworkError?) {
-        recordOutcome(
-            transition: { $0.finish(attempt: attempt) == .deliver }, error: error, cancelled: false)
-    }
-
-    /// Applies the final transition, records the outcome and schedules its delivery, all in
-    /// one locked step.
-    private func recordOutcome(
-        transition: (inout RequestLifecycle) -> Bool, error: NetworkError?, cancelled: Bool
-    ) {
-        typealias Delivery = (RequestOutcome, [@Sendable (RequestOutcome) -> Void], Bool, URLSessionTask?)
-        let delivery = state.withLock { state -> Delivery? in
-            guard transition(&state.lifecycle) else { return nil }
+        typealias Delivery = (RequestOutcome, [@Sendable (RequestOutcome) -> Void], Bool)
+        let (outcome, waiters, drain) = state.withLock { state -> Delivery in
             let duration = state.startedAt.map { Date().timeIntervalSince($0) } ?? 0
             let outcome = RequestOutcome(
-                request: state.request,
+                request: state.prepared?.urlRequest,
                 response: state.response,
                 data: state.response == nil && state.data.isEmpty ? nil : state.data,
-                error: cancelled ? .cancelled(request: state.request, response: state.response) : error,
+                error: error,
                 attempt: state.lifecycle.attempt,
                 duration: duration)
             state.outcome = outcome
+            state.deadlineTimer?.cancel()
+            state.deadlineTimer = nil
             let waiters = state.waiters
             state.waiters = []
             let drain = !state.isDraining && state.delivered < state.links.count
             if drain { state.isDraining = true }
-            return (outcome, waiters, drain, state.task)
+            return (outcome, waiters, drain)
         }
-        guard let (outcome, waiters, drain, task) = delivery else { return }
-        if let task { session.router.unregister(task) }
+        reportFinish(outcome)
         for waiter in waiters { waiter(outcome) }
         if drain { startDraining() }
     }
 
-    // MARK: Delivery
-
-    /// Adds a link to the handler chain. If the request already finished, it runs soon, after
-    /// every link chained before it.
-    func append(_ link: @escaping Link) {
-        let drain = state.withLock { state -> Bool in
-            state.links.append(link)
-            guard state.outcome != nil, !state.isDraining else { return false }
-            state.isDraining = true
-            return true
+    private func reportFinish(_ outcome: RequestOutcome) {
+        let monitors = session.configuration.eventMonitors
+        guard !monitors.isEmpty else { return }
+        let (sent, received) = state.withLock { state in
+            (max(state.bytesSent, state.task?.countOfBytesSent ?? 0), state.bytesReceived)
         }
-        if drain { startDraining() }
-    }
-
-    private func startDraining() {
-        Task {
-            while let (link, outcome) = self.nextLink() {
-                await link(outcome)
-            }
-        }
-    }
-
-    private func nextLink() -> (Link, RequestOutcome)? {
-        let next = state.withLock { state -> (Link, RequestOutcome)?? in
-            guard let outcome = state.outcome, state.delivered < state.links.count else {
-                state.isDraining = false
-                let restart = state.restartPending
-                state.restartPending = false
-                return restart ? .some(nil) : nil
-            }
-            let link = state.links[state.delivered]
-            state.delivered += 1
-            return (link, outcome)
-        }
-        switch next {
-        case .some(.some(let pair)):
-            return pair
-        case .some(.none):
-            restart()
-            return nil
-        case .none:
-            return nil
-        }
-    }
-
-    // MARK: Reload
-
-    /// Registers work to run on the main actor when a later attempt starts (a reload), such as a
-    /// loading mask's `begin()`. The first attempt's work is done by whoever chains the hook.
-    func onLaterAttemptStart(_ handler: @escaping @MainActor @Sendable () -> Void) {
-        state.withLock { $0.attemptStartHandlers.append(handler) }
-    }
-
-    /// Sends a finished request again through the same chain: every link runs again with the new
-    /// attempt's outcome. If the previous outcome is still being delivered, the restart waits for
-    /// the delivery to finish. A cancelled request stays cancelled.
-    func restart() {
-        typealias Restart = (Int, [@MainActor @Sendable () -> Void])
-        let restart = state.withLock { state -> Restart? in
-            if state.isDraining {
-                state.restartPending = state.lifecycle.state == .finished
-                return nil
-            }
-            guard case .buildRequest(let attempt) = state.lifecycle.restart() else { return nil }
-            state.outcome = nil
-            state.delivered = 0
-            state.task = nil
-            state.response = nil
-            state.data = Data()
-            state.startedAt = Date()
-            return (attempt, state.attemptStartHandlers)
-        }
-        guard let (attempt, handlers) = restart else { return }
-        Task {
-            await MainActor.run {
-                for handler in handlers { handler() }
-            }
-            await self.run(attempt: attempt)
-        }
-    }
-
-    /// Waits for the outcome without going through the main actor. Cancelling the waiting Swift
-    /// `Task` cancels the request.
-    func outcome() async -> RequestOutcome {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> RequestOutcome? in
-                    if let outcome = state.outcome { return outcome }
-                    state.waiters.append { continuation.resume(returning: $0) }
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        } onCancel: {
-            self.cancel()
-        }
+        let metrics = RequestMetrics(
+            requestID: id, request: outcome.request, response: outcome.response, error: outcome.error,
+            attempts: outcome.attempt, duration: outcome.duration, bytesSent: sent, bytesReceived: received)
+        for monitor in monitors { monitor.requestDidFinish(metrics) }
     }
 }

@@ -110,6 +110,21 @@ struct RequestLifecycle: Sendable, Equatable {
         }
     }
 
+    /// The request's total deadline passed: it ends as failed (not cancelled) from any live state,
+    /// with no further retries. Returns the same actions as ``cancel()``.
+    mutating func expire() -> CancelAction {
+        switch state {
+        case .running:
+            state = .finished
+            return .cancelTaskAndDeliver
+        case .adapting, .retrying:
+            state = .finished
+            return .deliver
+        case .initialized, .finished, .cancelled:
+            return .none
+        }
+    }
+
     /// The evaluated completion asks for another attempt (a retry).
     /// Returns `false` when the request already ended.
     mutating func beginRetry(attempt: Int) -> Bool {

@@ -19,6 +19,13 @@ struct JSONKeyPath: Sendable, Equatable, CustomStringConvertible {
         components = parts
     }
 
+    /// The whole document: finding it checks that the document is well-formed.
+    static let root = JSONKeyPath(uncheckedComponents: [])
+
+    private init(uncheckedComponents: [String]) {
+        components = uncheckedComponents
+    }
+
     /// The path as written.
     var description: String { components.joined(separator: ".") }
 
@@ -67,7 +74,7 @@ private struct JSONScanner {
         skipWhitespace()
         guard index == bytes.count else { throw malformed("unexpected data after the top-level value") }
         guard let found else {
-            throw .notFound(component: target[min(deepestMatch, target.count - 1)])
+            throw .notFound(component: target.isEmpty ? "" : target[min(deepestMatch, target.count - 1)])
         }
         return found
     }

@@ -19,10 +19,13 @@ extension Requestable {
     /// - Parameters:
     ///   - form: What to send.
     ///   - session: The session that runs it.
+    ///   - isolation: The caller's actor, filled in by the compiler.
     /// - Returns: The request.
     @discardableResult
-    public func request(_ form: some RequestFormable, session: Session = .default) -> DataRequest {
-        session.request(form)
+    public func request(_ form: some RequestFormable, session: Session = .default, isolation: isolated (any Actor)? = #isolation)
+        -> DataRequest
+    {
+        session.request(form, isolation: isolation)
     }
 
     /// Sends a typed form and returns its decoded response (the body at the form's `keyPath`).

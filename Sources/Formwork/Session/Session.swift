@@ -22,6 +22,15 @@ public final class Session: Sendable {
         public var acceptableStatusCodes: Range<Int>? = 200..<300
         /// The idle timeout in seconds, when a form sets none. Defaults to 60.
         public var timeout: TimeInterval = 60
+        /// Adapters applied to every request of the session, before the request's own.
+        public var adapters: [any RequestAdapter] = []
+        /// The retrier asked after a request's own retriers. Defaults to none: no retries.
+        public var retrier: (any RequestRetrier)?
+        /// The most seconds a request may take in all (attempts and retry delays included),
+        /// enforced by Formwork. Defaults to `nil`: no total deadline, only the idle `timeout`.
+        public var deadline: TimeInterval?
+        /// Monitors told about every request of the session (e.g. ``ConsoleLogger``).
+        public var eventMonitors: [any EventMonitor] = []
 
         /// The default configuration.
         public init() {}
@@ -65,21 +74,26 @@ public final class Session: Sendable {
         urlSession.finishTasksAndInvalidate()
     }
 
-    /// Sends a form and returns the request, already started.
-    /// - Parameter form: What to send.
-    /// - Returns: The request, to chain hooks and handlers on.
+    /// Sends a form and returns the request, to chain hooks and handlers on.
+    ///
+    /// The request starts when the first handler, hook or async accessor is chained, or else once
+    /// the caller's actor finishes the current statement, so adapters, validators and retriers
+    /// chained on the same line all apply.
+    /// - Parameters:
+    ///   - form: What to send.
+    ///   - isolation: The caller's actor, filled in by the compiler.
+    /// - Returns: The request.
     @discardableResult
-    public func request(_ form: some RequestFormable) -> DataRequest {
+    public func request(_ form: some RequestFormable, isolation: isolated (any Actor)? = #isolation) -> DataRequest {
         let configuration = self.configuration
         let request = DataRequest(
             core: RequestCore(
                 session: self,
                 builder: { _ throws(NetworkError) in
-                    try URLRequestBuilder.request(for: form, configuration: configuration)
-                },
-                makeTask: { session, request in session.dataTask(with: request) }
+                    PreparedRequest(urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration))
+                }
             ))
-        request.core.start()
+        request.core.scheduleStart()
         return request
     }
 }

@@ -31,10 +31,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        if let route = route(dataTask) {
-            route.handler.taskDidReceive(response: response, attempt: route.attempt)
+        guard let route = route(dataTask) else {
+            completionHandler(.cancel)
+            return
         }
-        completionHandler(.allow)
+        completionHandler(route.handler.taskDidReceive(response: response, attempt: route.attempt))
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -46,6 +47,23 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let route = routes.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         route.handler.taskDidComplete(error: error, attempt: route.attempt)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        if let route = route(task) {
+            route.handler.taskDidSendBodyData(
+                totalSent: totalBytesSent, expected: totalBytesExpectedToSend, attempt: route.attempt)
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        completionHandler(route(task)?.handler.taskNeedsNewBodyStream(attempt: route(task)?.attempt ?? 0))
     }
 
     func urlSession(

@@ -175,8 +175,11 @@ struct FailureTests {
 
     @Test("A sub-second timeout does not fire at once (corelibs truncates timeouts to whole seconds)")
     func subSecondTimeout() async throws {
-        let form = TestForm(url: try await DemoServer.url("/slow?ms=300"), timeout: 0.2)
-        let request = client.request(form)
+        // Raw corelibs fails even an instant response at once with a sub-second timeout.
+        let form = TestForm(url: try await DemoServer.url("/echo"), timeout: 0.2)
+        // Its own session: corelibs counts time queued behind the 6 connections per host toward
+        // the timeout, and the shared session is busy with the rest of the suite.
+        let request = client.request(form, session: Session())
         #expect(try await request.data().isEmpty == false)
         #if canImport(FoundationNetworking)
             #expect(request.request?.timeoutInterval == 1)

@@ -96,7 +96,16 @@ struct WeatherForm: TypedFormable {
     var keyPath: String? { "data" }
 }
 
-extension DataRequest {
+extension Request {
+    /// Waits until the request's URLSession task is in flight (polls the lifecycle; no fixed sleep).
+    func waitUntilRunning() async {
+        while core.lifecycleState != .running, !isFinished {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+}
+
+extension DataResponding {
     /// Waits for a `responseDecodable` handler (which runs on the main actor) and returns what it got.
     func handled<T: Decodable & Sendable>(_ type: T.Type, atKeyPath keyPath: String? = nil) async -> DataResponse<T> {
         await withCheckedContinuation { continuation in
@@ -108,13 +117,6 @@ extension DataRequest {
     func handledString() async -> DataResponse<String> {
         await withCheckedContinuation { continuation in
             responseString { continuation.resume(returning: $0) }
-        }
-    }
-
-    /// Waits until the request's URLSession task is in flight (polls the lifecycle; no fixed sleep).
-    func waitUntilRunning() async {
-        while core.lifecycleState != .running, !isFinished {
-            try? await Task.sleep(for: .milliseconds(1))
         }
     }
 }

@@ -108,4 +108,26 @@ struct RequestLifecycleTests {
         _ = cancelled.cancel()
         #expect(cancelled.restart() == .none)
     }
+
+    @Test("A deadline ends a live request as finished (not cancelled), from any live state")
+    func expire() {
+        var running = RequestLifecycle()
+        _ = running.start()
+        _ = running.requestBuilt(attempt: 1)
+        #expect(running.expire() == .cancelTaskAndDeliver)
+        #expect(running.state == .finished)
+        #expect(running.finish(attempt: 1) == .ignore)
+
+        var retrying = RequestLifecycle()
+        _ = retrying.start()
+        _ = retrying.requestBuilt(attempt: 1)
+        _ = retrying.beginRetry(attempt: 1)
+        #expect(retrying.expire() == .deliver)
+        #expect(retrying.retryDelayElapsed() == .none)
+
+        var done = RequestLifecycle()
+        _ = done.cancel()
+        #expect(done.expire() == .none)
+        #expect(done.state == .cancelled)
+    }
 }

@@ -29,10 +29,27 @@ enum MiscRoutes {
         return .deferred(task.futureResult)
     }
 
-    /// `GET /stats`: the server's counters.
+    /// `GET /stats[?tag=T]`: the server's counters: `requests`, body bytes by endpoint family
+    /// (`bytesSent.files`, `bytesReceived.upload`) and, with `tag`, that tag's own counters.
     static func stats(_ request: DemoRequest, context: RouteContext) -> RouteOutcome {
         let counters = context.stats.snapshot
-        return .respond(.json(["requests": .int(counters.requests)]))
+        func byFamily(_ counts: [String: Int64]) -> JSON {
+            .object(["files": .int(Int(counts["files"] ?? 0)), "upload": .int(Int(counts["upload"] ?? 0))])
+        }
+        var body: [String: JSON] = [
+            "requests": .int(counters.requests),
+            "bytesSent": byFamily(counters.bytesSent),
+            "bytesReceived": byFamily(counters.bytesReceived),
+        ]
+        if let tag = request.queryValue("tag") {
+            let tagged = counters.tags[tag] ?? ServerStats.TagCounters()
+            body["tag"] = [
+                "name": .string(tag), "requests": .int(tagged.requests),
+                "bytesSent": .int(Int(tagged.bytesSent)),
+                "bytesReceived": .int(Int(tagged.bytesReceived)),
+            ]
+        }
+        return .respond(.json(.object(body)))
     }
 
     static let htmlPage = """

@@ -1,0 +1,25 @@
+// libFuzzer target: the JSON key-path reader must never crash, and what it finds must be a
+// well-formed JSON value that lies inside the document. Build and run: see README "Fuzzing".
+import Foundation
+
+@testable import Formwork
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzJSONKeyPath(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = Data(UnsafeBufferPointer(start: data, count: size))
+    // The first line picks the path; the rest is the document.
+    let newline = bytes.firstIndex(of: 0x0A) ?? bytes.startIndex
+    let pathText = String(decoding: bytes[bytes.startIndex..<newline], as: UTF8.self)
+    let document = bytes[newline...].dropFirst()
+    guard let path = JSONKeyPath(pathText.isEmpty ? "data" : pathText) else { return 0 }
+    guard let range = try? path.range(in: Data(document)) else { return 0 }
+    guard range.lowerBound >= 0, range.upperBound <= document.count, !range.isEmpty else {
+        fatalError("range \(range) outside a document of \(document.count) bytes")
+    }
+    let value = Data(document)[range]
+    // The value on its own is a document whose root the reader accepts.
+    guard (try? JSONKeyPath.root.range(in: Data(value))) != nil else {
+        fatalError("the value found at \(path) is not well-formed on its own")
+    }
+    return 0
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// A form for a download: the body streams to disk and ends up at ``destination``.
+///
+/// ```swift
+/// struct ReportForm: DownloadFormable {
+///     var url: String { "https://api.example.com/reports/2026.pdf" }
+///     var destination: URL { documents.appendingPathComponent("2026.pdf") }
+/// }
+/// let file = try await download(ReportForm()).fileURL()
+/// ```
+public protocol DownloadFormable: RequestFormable {
+    /// Where the finished file goes (replacing any file there). Defaults to a new file in the
+    /// temporary directory. Read once per request.
+    var destination: URL { get }
+}
+
+extension DownloadFormable {
+    /// A new, unique file in the temporary directory.
+    public var destination: URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("formwork-download-\(UUID().uuidString)")
+    }
+}
+
+/// A form that continues an interrupted download from its ``ResumeData`` (even after an app
+/// restart): it asks for the missing bytes with `Range` and `If-Range`. If the file changed on the
+/// server, or the server answers with the wrong range, the download starts again from zero; the
+/// result is the server's file either way.
+///
+/// ```swift
+/// struct ResumeReport: DownloadResumeFormable {
+///     let resumeData: ResumeData          // loaded from disk
+///     var destination: URL { documents.appendingPathComponent("report.pdf") }
+/// }
+/// ```
+public protocol DownloadResumeFormable: DownloadFormable {
+    /// Where the earlier download stopped.
+    var resumeData: ResumeData { get }
+}
+
+extension DownloadResumeFormable {
+    /// The URL the interrupted download was fetching.
+    public var url: String { resumeData.url }
+    /// The method the interrupted download used.
+    public var method: HTTPMethod { resumeData.method }
+}
+
+/// A form for an upload. Its method defaults to `.post`.
+public protocol UploadFormable: Formable {}
+
+extension UploadFormable {
+    /// `.post`.
+    public var method: HTTPMethod { .post }
+}
+
+/// Uploads bytes held in memory. Without a `Content-Type` header, `application/octet-stream` is sent.
+public protocol UploadDataFormable: UploadFormable {
+    /// The body.
+    var data: Data { get }
+}
+
+/// Uploads a file, read as it is sent (never whole into memory), with its `Content-Length`.
+/// Without a `Content-Type` header, one is guessed from the file's extension.
+public protocol UploadFileFormable: UploadFormable {
+    /// The file to send. A missing or unreadable file fails the request before anything is sent.
+    var fileURL: URL { get }
+}
+
+/// Uploads a stream, sent with chunked transfer encoding (its length need not be known).
+public protocol UploadStreamFormable: UploadFormable {
+    /// Makes a fresh stream for each attempt (a retry or reload cannot reuse a consumed stream).
+    /// - Throws: Any error; the request then fails with ``NetworkError/Kind/requestBuildFailed``.
+    func makeStream() throws -> InputStream
+}

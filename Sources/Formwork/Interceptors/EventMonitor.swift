@@ -1,0 +1,62 @@
+import Foundation
+
+/// What a finished request did, for monitors and logs.
+public struct RequestMetrics: Sendable {
+    /// The request's id.
+    public let requestID: UUID
+    /// The last `URLRequest` sent.
+    public let request: URLRequest?
+    /// The last response.
+    public let response: HTTPURLResponse?
+    /// The failure, or `nil` on success.
+    public let error: NetworkError?
+    /// How many attempts were made (retries and reloads included).
+    public let attempts: Int
+    /// Seconds from the start of the request to its end.
+    public let duration: TimeInterval
+    /// Body bytes sent by the last attempt.
+    public let bytesSent: Int64
+    /// Body bytes received by the last attempt.
+    public let bytesReceived: Int64
+}
+
+/// Watches requests: for logging, metrics, tracing.
+///
+/// Set monitors on a session (``Session/Configuration/eventMonitors``). Every method has an empty
+/// default. They are called on Formwork's own threads, synchronously: keep them fast and
+/// thread-safe (hand heavy work to a queue or an actor).
+public protocol EventMonitor: Sendable {
+    /// An attempt's `URLRequest` is about to be sent (after adapters ran).
+    /// - Parameters:
+    ///   - id: The request's id.
+    ///   - request: What is sent.
+    ///   - attempt: The attempt number, from 1.
+    func requestDidStart(_ id: UUID, request: URLRequest, attempt: Int)
+    /// Adapters changed an attempt's request.
+    /// - Parameters:
+    ///   - id: The request's id.
+    ///   - original: The request built from the form.
+    ///   - adapted: The request after the adapters.
+    func requestDidAdapt(_ id: UUID, from original: URLRequest, to adapted: URLRequest)
+    /// An attempt failed and will be retried after `delay` seconds.
+    /// - Parameters:
+    ///   - id: The request's id.
+    ///   - error: Why the attempt failed.
+    ///   - delay: Seconds until the next attempt.
+    ///   - retryCount: Retries so far, including this one.
+    func requestWillRetry(_ id: UUID, after error: NetworkError, delay: TimeInterval, retryCount: Int)
+    /// The request ended.
+    /// - Parameter metrics: What it did.
+    func requestDidFinish(_ metrics: RequestMetrics)
+}
+
+extension EventMonitor {
+    /// Does nothing.
+    public func requestDidStart(_ id: UUID, request: URLRequest, attempt: Int) {}
+    /// Does nothing.
+    public func requestDidAdapt(_ id: UUID, from original: URLRequest, to adapted: URLRequest) {}
+    /// Does nothing.
+    public func requestWillRetry(_ id: UUID, after error: NetworkError, delay: TimeInterval, retryCount: Int) {}
+    /// Does nothing.
+    public func requestDidFinish(_ metrics: RequestMetrics) {}
+}

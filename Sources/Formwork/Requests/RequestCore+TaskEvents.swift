@@ -1,0 +1,130 @@
+import Foundation
+
+// The URLSession task events, routed here by the session's delegate. They arrive on the
+// session's serial delegate queue, one attempt at a time; stale attempts are ignored.
+extension RequestCore {
+    func taskDidReceive(response: URLResponse, attempt: Int) -> URLSession.ResponseDisposition {
+        let http = response as? HTTPURLResponse
+        let current = state.withLock { state -> Bool in
+            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return false }
+            state.response = http
+            return true
+        }
+        guard current else { return .cancel }
+        guard let sink, let http else {
+            let total = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+            if progressDirection == .download {
+                updateProgress(TransferProgress(completedBytes: 0, totalBytes: total), attempt: attempt)
+            }
+            return .allow
+        }
+        switch sink.open(http, attempt: attempt) {
+        case .write(let start):
+            state.withLock { $0.writesToSink = true }
+            updateProgress(start, attempt: attempt)
+            return .allow
+        case .collectInMemory:
+            return .allow
+        case .restart:
+            restartAttemptNow(after: attempt)
+            return .cancel
+        }
+    }
+
+    func taskDidReceive(data: Data, attempt: Int) {
+        enum Target {
+            case memory(TransferProgress?)
+            case sink
+            case ignore
+        }
+        let target = state.withLock { state -> Target in
+            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt), state.sinkFailure == nil else {
+                return .ignore
+            }
+            state.bytesReceived += Int64(data.count)
+            if state.writesToSink { return .sink }
+            if sink != nil, state.data.count + data.count > Self.errorBodyLimit { return .ignore }
+            state.data.append(data)
+            guard progressDirection == .download, var progress = state.progress else { return .memory(nil) }
+            progress.completedBytes += Int64(data.count)
+            return .memory(progress)
+        }
+        switch target {
+        case .ignore:
+            return
+        case .memory(let progress):
+            if let progress { updateProgress(progress, attempt: attempt) }
+        case .sink:
+            guard let sink else { return }
+            do {
+                let progress = try sink.write(data)
+                updateProgress(progress, attempt: attempt)
+            } catch {
+                let task = state.withLock { state -> URLSessionTask? in
+                    state.sinkFailure = error
+                    return state.task
+                }
+                task?.cancel()
+            }
+        }
+    }
+
+    func taskDidSendBodyData(totalSent: Int64, expected: Int64, attempt: Int) {
+        state.withLock { state in
+            if state.lifecycle.attempt == attempt { state.bytesSent = max(state.bytesSent, totalSent) }
+        }
+        guard progressDirection == .upload else { return }
+        let total: Int64? = expected > 0 ? expected : nil
+        updateProgress(TransferProgress(completedBytes: totalSent, totalBytes: total), attempt: attempt)
+    }
+
+    func taskNeedsNewBodyStream(attempt: Int) -> InputStream? {
+        state.withLock { state in
+            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return nil }
+            return state.prepared?.urlRequest.httpBodyStream
+        }
+    }
+
+    func taskDidComplete(error: (any Error)?, attempt: Int) {
+        typealias Snapshot = (URLRequest?, HTTPURLResponse?, Data, ValidationRules, NetworkError?, Bool)
+        let snapshot = state.withLock { state -> Snapshot? in
+            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return nil }
+            return (
+                state.prepared?.urlRequest, state.response, state.data, state.validation, state.sinkFailure,
+                state.writesToSink
+            )
+        }
+        guard let (request, response, data, rules, sinkFailure, wroteToSink) = snapshot else { return }
+        let failure: NetworkError?
+        if let sinkFailure {
+            failure = sinkFailure
+        } else if let error {
+            failure = .transport(error, request: request, response: response, data: wroteToSink ? nil : data)
+        } else if let response {
+            // Validators are app code: they run outside the lock.
+            failure = rules.validate(
+                request: request, response: response, data: wroteToSink ? nil : data,
+                defaultStatusCodes: session.configuration.acceptableStatusCodes)
+        } else {
+            failure = NetworkError(
+                .transport, failureReason: "The server's response was not an HTTP response.",
+                underlyingError: URLError(.badServerResponse), request: request, data: data)
+        }
+        guard let failure else {
+            if let final = finalProgress(attempt: attempt) {
+                updateProgress(final, attempt: attempt)
+            }
+            finish(attempt: attempt, error: nil)
+            return
+        }
+        Task { await self.evaluateFailure(failure, attempt: attempt) }
+    }
+
+    /// On success, the last progress update must equal the total (it may lack one: chunked bodies).
+    private func finalProgress(attempt: Int) -> TransferProgress? {
+        state.withLock { state in
+            guard let progress = state.progress, progress.totalBytes != progress.completedBytes else { return nil }
+            return TransferProgress(completedBytes: progress.completedBytes, totalBytes: progress.completedBytes)
+        }
+    }
+}

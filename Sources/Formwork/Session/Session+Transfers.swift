@@ -1,0 +1,137 @@
+import Foundation
+
+extension Session {
+    /// Downloads a form's body to its `destination`, streaming it to disk as it arrives.
+    /// - Parameters:
+    ///   - form: What to download.
+    ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
+    ///     finishes the current statement, so everything chained on it applies.
+    /// - Returns: The request, already started.
+    @discardableResult
+    public func download(_ form: some DownloadFormable, isolation: isolated (any Actor)? = #isolation)
+        -> DownloadRequest
+    {
+        // Generic code calls this overload even for resume forms: check here too.
+        if let resume = form as? any DownloadResumeFormable {
+            return download(resume, isolation: isolation)
+        }
+        return makeDownload(form, file: DownloadFile(destination: form.destination), isolation: isolation)
+    }
+
+    /// Continues an interrupted download from its resume data, fetching only the missing bytes.
+    /// - Parameters:
+    ///   - form: The resume form.
+    ///   - isolation: The caller's actor (filled in by the compiler).
+    /// - Returns: The request, already started.
+    @discardableResult
+    public func download(_ form: some DownloadResumeFormable, isolation: isolated (any Actor)? = #isolation)
+        -> DownloadRequest
+    {
+        let file = DownloadFile(resuming: form.resumeData, destination: form.destination)
+        return makeDownload(form, file: file, isolation: isolation)
+    }
+
+    func makeDownload(
+        _ form: some DownloadFormable, file: DownloadFile, isolation: isolated (any Actor)? = #isolation
+    ) -> DownloadRequest {
+        let configuration = self.configuration
+        let core = RequestCore(session: self, sink: file, progress: .download) { _ throws(NetworkError) in
+            var request = try URLRequestBuilder.request(for: form, configuration: configuration)
+            // Ranges and byte counts refer to the bytes on disk: ask for them unencoded.
+            if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+                request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+            }
+            for (name, value) in file.rangeHeaders {
+                request.setValue(value, forHTTPHeaderField: name)
+            }
+            return PreparedRequest(urlRequest: request)
+        }
+        let request = DownloadRequest(core: core, file: file)
+        core.scheduleStart(isolation: isolation)
+        return request
+    }
+
+    /// Uploads bytes held in memory.
+    /// - Parameters:
+    ///   - form: What to upload.
+    ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
+    ///     finishes the current statement, so everything chained on it applies.
+    /// - Returns: The request, already started.
+    @discardableResult
+    public func upload(_ form: some UploadDataFormable, isolation: isolated (any Actor)? = #isolation) -> UploadRequest {
+        makeUpload(form, isolation: isolation) { request throws(NetworkError) in
+            setDefaultContentType("application/octet-stream", on: &request)
+            return PreparedRequest(urlRequest: request, body: .data(form.data))
+        }
+    }
+
+    /// Uploads a file, read as it is sent.
+    /// - Parameters:
+    ///   - form: What to upload.
+    ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
+    ///     finishes the current statement, so everything chained on it applies.
+    /// - Returns: The request, already started.
+    @discardableResult
+    public func upload(_ form: some UploadFileFormable, isolation: isolated (any Actor)? = #isolation) -> UploadRequest {
+        makeUpload(form, isolation: isolation) { request throws(NetworkError) in
+            let fileURL = form.fileURL
+            try checkReadableFile(fileURL, request: request)
+            setDefaultContentType(MIMEType.guess(forPathExtension: fileURL.pathExtension), on: &request)
+            return PreparedRequest(urlRequest: request, body: .file(fileURL))
+        }
+    }
+
+    /// Uploads a stream made fresh for each attempt, sent with chunked transfer encoding.
+    /// - Parameters:
+    ///   - form: What to upload.
+    ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
+    ///     finishes the current statement, so everything chained on it applies.
+    /// - Returns: The request, already started.
+    @discardableResult
+    public func upload(_ form: some UploadStreamFormable, isolation: isolated (any Actor)? = #isolation) -> UploadRequest {
+        makeUpload(form, isolation: isolation) { request throws(NetworkError) in
+            do {
+                request.httpBodyStream = try form.makeStream()
+            } catch {
+                throw NetworkError(
+                    .requestBuildFailed, failureReason: "The form could not make its upload stream: \(error)",
+                    underlyingError: error, request: request)
+            }
+            setDefaultContentType("application/octet-stream", on: &request)
+            return PreparedRequest(urlRequest: request)
+        }
+    }
+
+    /// Builds an upload request whose body `prepare` attaches to the form's base request.
+    func makeUpload(
+        _ form: some UploadFormable, isolation: isolated (any Actor)? = #isolation,
+        prepare: @escaping @Sendable (inout URLRequest) throws(NetworkError) -> PreparedRequest
+    ) -> UploadRequest {
+        let configuration = self.configuration
+        let core = RequestCore(session: self, progress: .upload) { _ throws(NetworkError) in
+            var request = try URLRequestBuilder.baseRequest(for: form, configuration: configuration)
+            return try prepare(&request)
+        }
+        let request = UploadRequest(core: core)
+        core.scheduleStart(isolation: isolation)
+        return request
+    }
+}
+
+/// Sets `Content-Type` unless the form set one.
+func setDefaultContentType(_ type: String, on request: inout URLRequest) {
+    if request.value(forHTTPHeaderField: "Content-Type") == nil {
+        request.setValue(type, forHTTPHeaderField: "Content-Type")
+    }
+}
+
+/// Fails clearly, before anything is sent, when a file to upload is missing or unreadable.
+func checkReadableFile(_ url: URL, request: URLRequest) throws(NetworkError) {
+    var isDirectory: ObjCBool = false
+    let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+    guard url.isFileURL, exists, !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: url.path) else {
+        let why = !exists ? "does not exist" : isDirectory.boolValue ? "is a directory" : "is not readable"
+        throw NetworkError(
+            .fileOperationFailed, failureReason: "The file to upload \(url.path) \(why).", request: request)
+    }
+}

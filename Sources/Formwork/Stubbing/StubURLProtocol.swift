@@ -1,0 +1,81 @@
+import Foundation
+
+/// Serves ``StubRegistry`` responses to URLSession (installed through `protocolClasses`).
+final class StubURLProtocol: URLProtocol {
+    /// The header a stubbed session uses to name its registry.
+    static let registryHeader = "X-Formwork-Stub-Registry"
+
+    private static let registries = Protected([String: WeakRegistry]())
+
+    private struct WeakRegistry: @unchecked Sendable {  // only read under `registries`' lock
+        weak var registry: StubRegistry?
+    }
+
+    static func register(_ registry: StubRegistry) {
+        registries.withLock { $0[registry.id] = WeakRegistry(registry: registry) }
+    }
+
+    static func unregister(_ id: String) {
+        _ = registries.withLock { $0.removeValue(forKey: id) }
+    }
+
+    private let stopped = Protected(false)
+
+    override class func canInit(with request: URLRequest) -> Bool {
+        request.value(forHTTPHeaderField: registryHeader) != nil
+    }
+
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest {
+        request
+    }
+
+    override func startLoading() {
+        let request = self.request
+        let id = request.value(forHTTPHeaderField: Self.registryHeader) ?? ""
+        let registry = Self.registries.withLock { $0[id]?.registry }
+        let stub =
+            registry?.response(for: request)
+            ?? .failure(.resourceUnavailable)
+        let delivery = Delivery(protocolInstance: self)
+        if stub.delay > 0 {
+            DispatchQueue.global().asyncAfter(deadline: .now() + stub.delay) { delivery.deliver(stub, for: request) }
+        } else {
+            delivery.deliver(stub, for: request)
+        }
+    }
+
+    override func stopLoading() {
+        stopped.withLock { $0 = true }
+    }
+
+    /// Hands a stub's response to the protocol's client, unless loading was stopped.
+    private struct Delivery: @unchecked Sendable {  // URLProtocol clients accept calls from any thread
+        let protocolInstance: StubURLProtocol
+
+        func deliver(_ stub: StubResponse, for request: URLRequest) {
+            let loader = protocolInstance
+            guard !loader.stopped.current, let client = loader.client else { return }
+            if let error = stub.error {
+                client.urlProtocol(loader, didFailWithError: error)
+                return
+            }
+            guard let url = request.url,
+                let response = HTTPURLResponse(
+                    url: url, statusCode: stub.statusCode, httpVersion: "HTTP/1.1",
+                    headerFields: stub.headers.merging(["Content-Length": String(stub.body.count)]) { mine, _ in mine })
+            else {
+                client.urlProtocol(loader, didFailWithError: URLError(.badServerResponse))
+                return
+            }
+            client.urlProtocol(loader, didReceive: response, cacheStoragePolicy: .notAllowed)
+            let size = max(1, stub.chunkSize ?? max(stub.body.count, 1))
+            var offset = stub.body.startIndex
+            while offset < stub.body.endIndex {
+                let end = stub.body.index(offset, offsetBy: size, limitedBy: stub.body.endIndex) ?? stub.body.endIndex
+                client.urlProtocol(loader, didLoad: stub.body.subdata(in: offset..<end))
+                offset = end
+            }
+            client.urlProtocolDidFinishLoading(loader)
+        }
+    }
+}

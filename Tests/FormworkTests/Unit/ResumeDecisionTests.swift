@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@testable import Formwork
+
+@Suite struct ContentRangeTests {
+    @Test(arguments: [
+        ("bytes 100-199/1000", ContentRange(range: 100...199, completeLength: 1000)),
+        ("bytes 0-0/1", ContentRange(range: 0...0, completeLength: 1)),
+        ("bytes 100-199/*", ContentRange(range: 100...199, completeLength: nil)),
+        ("bytes */1000", ContentRange(range: nil, completeLength: 1000)),
+        ("bytes */0", ContentRange(range: nil, completeLength: 0)),
+        ("  Bytes 5-9/10 ", ContentRange(range: 5...9, completeLength: 10)),
+        (
+            "bytes 0-4294967295/4294967296",
+            ContentRange(range: 0...4_294_967_295, completeLength: 4_294_967_296)
+        ),
+    ])
+    func parsesValidHeaders(header: String, expected: ContentRange) {
+        #expect(ContentRange(header) == expected)
+    }
+
+    @Test(arguments: [
+        "", "bytes", "bytes ", "bytes */*", "bytes 1-2", "items 0-1/2", "bytes=0-1/2", "bytes 200-100/1000",
+        "bytes 0-1000/1000", "bytes -1-5/10", "bytes +1-5/10", "bytes 1- 5/10", "bytes a-b/c",
+        "bytes 0-1/2/3",
+        "bytes 0-99999999999999999999/*", "bytes 0-1/-5", "bytes 1/10",
+    ])
+    func rejectsGarbage(header: String) {
+        #expect(ContentRange(header) == nil)
+    }
+}
+
+@Suite struct ResumeDecisionTests {
+    private func decide(
+        _ status: Int, _ contentRange: String? = nil, offset: Int64 = 100, expectedTotal: Int64? = nil
+    ) -> ResumeDecision {
+        var headers = HTTPHeaders()
+        if let contentRange {
+            headers.add(name: "Content-Range", value: contentRange)
+        }
+        return ResumeDecision.decide(
+            offset: offset, status: status, headers: headers, expectedTotal: expectedTotal)
+    }
+
+    @Test func partialContentAtTheOffsetIsAppended() {
+        #expect(
+            decide(206, "bytes 100-999/1000") == .append(ContentRange(range: 100...999, completeLength: 1000))
+        )
+        #expect(
+            decide(206, "bytes 100-999/*") == .append(ContentRange(range: 100...999, completeLength: nil)))
+        #expect(
+            decide(206, "bytes 100-999/1000", expectedTotal: 1000)
+                == .append(ContentRange(range: 100...999, completeLength: 1000)))
+    }
+
+    @Test func fullResponseRestartsWithItsBody() {
+        let decision = decide(200)
+        #expect(decision == .restartFromZero(.wholeFileSent))
+        guard case .restartFromZero(let reason) = decision else { return }
+        #expect(reason.responseBodyIsWholeFile)
+    }
+
+    @Test(arguments: [
+        (
+            "bytes 0-999/1000",
+            ResumeDecision.RestartReason.rangeMismatch(ContentRange(range: 0...999, completeLength: 1000))
+        ),
+        ("bytes 150-999/1000", .rangeMismatch(ContentRange(range: 150...999, completeLength: 1000))),
+        ("garbage", .missingContentRange),
+        ("bytes */1000", .missingContentRange),
+    ])
+    func partialContentElsewhereRestartsWithANewRequest(
+        contentRange: String, reason: ResumeDecision.RestartReason
+    ) {
+        #expect(decide(206, contentRange) == .restartFromZero(reason))
+        #expect(!reason.responseBodyIsWholeFile)
+    }
+
+    @Test func partialContentWithoutContentRangeRestarts() {
+        #expect(decide(206) == .restartFromZero(.missingContentRange))
+    }
+
+    @Test func partialContentOfAFileWithAnotherSizeRestarts() {
+        let range = ContentRange(range: 100...1999, completeLength: 2000)
+        #expect(
+            decide(206, "bytes 100-1999/2000", expectedTotal: 1000) == .restartFromZero(.lengthChanged(range))
+        )
+    }
+
+    @Test func unsatisfiableRange() {
+        // The partial file already holds every byte.
+        #expect(decide(416, "bytes */100") == .alreadyComplete(totalBytes: 100))
+        #expect(decide(416, "bytes */100", expectedTotal: 100) == .alreadyComplete(totalBytes: 100))
+        // Anything else: the file shrank or the answer proves nothing.
+        #expect(decide(416, "bytes */50") == .restartFromZero(.unsatisfiableRange))
+        #expect(decide(416, "bytes */100", expectedTotal: 200) == .restartFromZero(.unsatisfiableRange))
+        #expect(decide(416) == .restartFromZero(.unsatisfiableRange))
+    }
+
+    @Test(arguments: [304, 404, 412, 500, 503])
+    func otherStatusesAreNotAboutTheRange(status: Int) {
+        #expect(decide(status, "bytes 100-999/1000") == .notARangeResponse(status: status))
+    }
+}

@@ -19,22 +19,20 @@ struct LoadHookTests {
         let forms = [try await slow(100), try await slow(400), try await slow(700)]
         let ended = EventCounter()
         let snapshots = Recorder<[Bool]>()
+        let fronts = Recorder<ObjectIdentifier?>()
         for form in forms {
-            client.request(form)
-                .load(LoadType.default(container: screen))
-                .response { _ in
-                    snapshots.record(visibility(screen.view))
-                    ended.increment()
-                }
+            let load = ObservedLoad(base: LoadType.default(container: screen)) {
+                snapshots.record(visibility(screen.view))
+                fronts.record(screen.view.masks.first.map(ObjectIdentifier.init))
+            }
+            client.request(form).load(load).response { _ in ended.increment() }
         }
         #expect(visibility(screen.view) == [true, false, false])
-        let first = try #require(screen.view.masks.first)
-        await ended.wait(for: 1)
-        #expect(screen.view.masks.first === first)
-        await ended.wait(for: 2)
-        #expect(screen.view.masks.first === first)
+        let first = ObjectIdentifier(try #require(screen.view.masks.first))
         await ended.wait(for: 3)
+        // Whichever request ends first, the shown mask is the first one and it leaves last.
         #expect(snapshots.values == [[true, false], [true], []])
+        #expect(fronts.values == [first, first, nil])
         #expect(screen.view.subviews.isEmpty)
     }
 
@@ -84,10 +82,10 @@ struct LoadHookTests {
         let ended = EventCounter()
         let states = Recorder<Bool>()
         for form in forms {
-            client.request(form).load(LoadType.default(container: table)).response { _ in
+            let load = ObservedLoad(base: LoadType.default(container: table)) {
                 states.record(table.isScrollEnabled)
-                ended.increment()
             }
+            client.request(form).load(load).response { _ in ended.increment() }
         }
         #expect(!table.isScrollEnabled)
         #expect(table.masks.isEmpty)
@@ -105,10 +103,8 @@ struct LoadHookTests {
         let ended = EventCounter()
         let states = Recorder<(Bool, Int)>()
         for form in forms {
-            client.request(form).load(button).response { _ in
-                states.record((button.isEnabled, button.masks.count))
-                ended.increment()
-            }
+            let load = ObservedLoad(base: button) { states.record((button.isEnabled, button.masks.count)) }
+            client.request(form).load(load).response { _ in ended.increment() }
         }
         #expect(!button.isEnabled)
         #expect((button.masks.first as? Headless.ActivityIndicator)?.color == .white)
@@ -124,10 +120,8 @@ struct LoadHookTests {
         let ended = EventCounter()
         let states = Recorder<Bool>()
         for form in forms {
-            client.request(form).load(refresh).response { _ in
-                states.record(refresh.isRefreshing)
-                ended.increment()
-            }
+            let load = ObservedLoad(base: refresh) { states.record(refresh.isRefreshing) }
+            client.request(form).load(load).response { _ in ended.increment() }
         }
         #expect(refresh.isRefreshing)
         await ended.wait(for: 2)

@@ -77,6 +77,23 @@ struct RecordingLoad: Loadable {
     }
 }
 
+/// Forwards to another loadable and calls `afterEnd` right after each `end()`, in the same
+/// main-actor turn: a snapshot there cannot see another request's end.
+struct ObservedLoad<Base: Loadable>: Loadable {
+    let base: Base
+    let afterEnd: @MainActor () -> Void
+
+    func mask() -> (any Maskable)? { base.mask() }
+    func inset() -> EdgeInsets { base.inset() }
+    func maskContainer() -> (any Containable)? { base.maskContainer() }
+    func begin() { base.begin() }
+
+    func end() {
+        base.end()
+        afterEnd()
+    }
+}
+
 /// A load with a container but no mask: it must never take another load's mask away.
 struct MasklessLoad: Loadable {
     let container: any Containable

@@ -73,6 +73,7 @@ struct Router: Sendable {
     static let demo = Router(
         routes: DataRoutes.routes + ErrorRoutes.routes + EchoRoutes.routes + MiscRoutes.routes
             + RedirectRoutes.routes + AuthRoutes.routes + FileRoutes.routes + UploadRoutes.routes
+            + RecoveryRoutes.routes
     )
 
     func route(_ request: DemoRequest, context: RouteContext) -> RouteOutcome {

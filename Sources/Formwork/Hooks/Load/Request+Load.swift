@@ -1,0 +1,26 @@
+extension Request {
+    /// Shows loading UI for as long as the request runs.
+    ///
+    /// `loadable.begin()` runs now; `loadable.end()` runs exactly once when the attempt ends,
+    /// however it ends (success, failure, cancel), in chain order with the other hooks and
+    /// handlers. When the request is sent again by a reload, `begin()` runs again before the new
+    /// attempt and `end()` again after it.
+    ///
+    /// ```swift
+    /// request(WeatherForm()).load(LoadType.default(container: screen))   // a mask on the screen
+    /// request(SubmitForm()).load(button)                                 // a spinner, disabled
+    /// request(WeatherForm()).load(refreshControl)                        // refreshing until done
+    /// ```
+    /// - Parameter loadable: What to show; defaults to ``LoadType/none``.
+    /// - Returns: The request.
+    @MainActor
+    @discardableResult
+    public func load(_ loadable: some Loadable = LoadType.none) -> Self {
+        let begin: @MainActor @Sendable () -> Void = { loadable.begin() }
+        let end: @MainActor @Sendable () -> Void = { loadable.end() }
+        begin()
+        core.onLaterAttemptStart(begin)
+        core.append { _ in await end() }
+        return self
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+@testable import Formwork
+
+@Suite("Envelope checks and decoding (seed 003)")
+struct EnvelopeTests {
+    private struct Page: Decodable, Sendable, Equatable {
+        let list: [Int]
+    }
+
+    private let envelope = Envelope.standard
+
+    private func decode<T: Decodable>(_ type: T.Type, _ outcome: RequestOutcome, at keyPath: String?) throws
+        -> T
+    {
+        try envelope.decode(type, outcome, keyPath: keyPath, decoder: JSONDecoder()).get()
+    }
+
+    @Test("A success code lets data, data.list or nothing decode")
+    func success() throws {
+        let outcome = makeOutcome(body: #"{"code":0,"msg":"ok","data":{"list":[1,2]}}"#)
+        #expect(envelope.failure(in: outcome) == nil)
+        #expect(try decode(Page.self, outcome, at: "data") == Page(list: [1, 2]))
+        #expect(try decode([Int].self, outcome, at: "data.list") == [1, 2])
+        #expect(try decode(Empty.self, outcome, at: "data.nothing") == Empty())
+        let null = makeOutcome(body: #"{"code":"0","msg":"ok","data":null}"#)
+        #expect(try decode(Int?.self, null, at: "data") == nil)
+    }
+
+    @Test("Any other code is a business error with the server's code and message, 2xx or not")
+    func business() throws {
+        let body = #"{"code":1001,"msg":"Insufficient balance","data":null}"#
+        let error = try #require(envelope.failure(in: makeOutcome(body: body)))
+        #expect(error.kind == .business)
+        #expect(error.businessCode == "1001")
+        #expect(error.businessMessage == "Insufficient balance")
+        #expect(error.statusCode == 200)
+        let failed = makeOutcome(status: 500, body: body, error: statusFailure(500, body: body))
+        let error500 = try #require(envelope.failure(in: failed))
+        #expect(error500.kind == .business)
+        #expect(error500.statusCode == 500)
+        #expect(error500.userMessage(using: .english).hasPrefix("Insufficient balance"))
+    }
+
+    @Test("Failures that are not the envelope's pass through or say what could not be read")
+    func otherFailures() {
+        let status = statusFailure(500, body: #"{"status":500}"#)
+        #expect(
+            envelope.failure(in: makeOutcome(status: 500, error: status))?.kind == .unacceptableStatusCode)
+        let success = #"{"code":0}"#
+        #expect(
+            envelope.failure(
+                in: makeOutcome(status: 500, body: success, error: statusFailure(500, body: success)))?
+                .kind == .unacceptableStatusCode)
+        #expect(envelope.failure(in: makeOutcome(body: #"{"data":1}"#))?.kind == .keyPathNotFound)
+        #expect(envelope.failure(in: makeOutcome(body: "oops"))?.kind == .invalidJSON)
+        #expect(envelope.failure(in: makeOutcome(body: #"{"code":[0]}"#))?.kind == .decodingFailed)
+        #expect(envelope.failure(in: makeOutcome(body: ""))?.kind == .emptyResponse)
+        #expect(
+            envelope.failure(in: makeOutcome(status: nil, error: .cancelled(request: nil)))?.isCancelled
+                == true)
+    }
+
+    @Test("An envelope can be described by a JSONErrorable type")
+    func fromErrorable() {
+        let weather = Envelope(WeatherError.self)
+        #expect(
+            weather == Envelope(codePath: "data.code", messagePath: "data.message", successCodes: ["200"]))
+        let outcome = makeOutcome(body: #"{"data":{"code":"404","message":"City not found"}}"#)
+        #expect(weather.failure(in: outcome)?.businessMessage == "City not found")
+    }
+}

@@ -11,7 +11,7 @@ struct TransferHookTests {
 
     @Test("A download loads, shows progress, and counts as a success without a code")
     func download() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let log = EventLog()
         let screen = Screen()
@@ -40,7 +40,7 @@ struct TransferHookTests {
 
     @Test("A failed download warns with the status message and offers no success")
     func failedDownload() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let warning = Headless.Alert()
         let info = Headless.Alert(message: "Downloaded")

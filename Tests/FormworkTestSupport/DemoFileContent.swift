@@ -45,3 +45,13 @@ public enum DemoFileContent {
         return data.subdata(in: lead..<(lead + range.count))
     }
 }
+
+/// Runs CPU- or I/O-heavy test work (generating large files, hashing) on a GCD queue rather than
+/// the Swift concurrency pool, whose threads (one per core) must stay free for timers.
+public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result { try work() })
+        }
+    }
+}

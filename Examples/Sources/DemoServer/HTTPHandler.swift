@@ -1,4 +1,10 @@
 import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import NIOHTTP1
 
 /// Serves one connection: routes each request, writes the response with correct framing, and keeps
@@ -116,6 +122,33 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                     (try? result.get()) ?? .json(["error": "internal error"], status: .internalServerError)
                 self.write(response, to: request, context: context)
             }
+        case .fault(let fault):
+            inject(fault, context: context)
+        }
+    }
+
+    /// Breaks the connection the way `fault` says, below the HTTP encoder.
+    private func inject(_ fault: SocketFault, context: ChannelHandlerContext) {
+        switch fault {
+        case .close:
+            context.close(promise: nil)
+        case .reset:
+            // SO_LINGER with a zero timeout makes close() send RST instead of FIN.
+            guard let socket = context.channel as? any SocketOptionProvider else {
+                context.close(promise: nil)
+                return
+            }
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).hop(to: context.eventLoop).assumeIsolated()
+                .whenComplete { _ in context.close(promise: nil) }
+        case .garbage:
+            let bytes = context.channel.allocator.buffer(string: "\u{16}\u{03}\u{01} this is not HTTP at all \r\n\r\n")
+            // Written from the encoder's own context, so it goes out as raw bytes.
+            guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+            else {
+                context.close(promise: nil)
+                return
+            }
+            encoder.writeAndFlush(NIOAny(bytes)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
     }
 

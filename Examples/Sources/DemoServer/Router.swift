@@ -7,6 +7,18 @@ enum RouteOutcome {
     case respond(DemoResponse)
     /// A response that arrives later (e.g. after a delay); the future may complete on any loop.
     case deferred(EventLoopFuture<DemoResponse>)
+    /// No HTTP response at all: a socket-level fault for clients to survive.
+    case fault(SocketFault)
+}
+
+/// Ways a connection can go wrong below HTTP.
+enum SocketFault: Sendable {
+    /// Reset the connection (RST) without answering.
+    case reset
+    /// Close the connection without answering.
+    case close
+    /// Answer with bytes that are not HTTP, then close.
+    case garbage
 }
 
 /// What a route may use besides the request.
@@ -73,6 +85,7 @@ struct Router: Sendable {
     static let demo = Router(
         routes: DataRoutes.routes + ErrorRoutes.routes + EchoRoutes.routes + MiscRoutes.routes
             + RedirectRoutes.routes + AuthRoutes.routes + FileRoutes.routes + UploadRoutes.routes
+            + FaultRoutes.routes
             + RecoveryRoutes.routes
     )
 

@@ -115,10 +115,13 @@ extension Session {
     {
         makeUpload(form, isolation: isolation) { request throws(NetworkError) in
             let multipart = form.multipartFormData
+            let (threshold, directory) = (form.encodingMemoryThreshold, form.encodingDirectory)
             let body: EncodedMultipartBody
             do {
-                body = try multipart.encodedBody(
-                    memoryThreshold: form.encodingMemoryThreshold, temporaryDirectory: form.encodingDirectory)
+                // Building a large body writes a file: keep that off the concurrency pool.
+                body = try await offload {
+                    try multipart.encodedBody(memoryThreshold: threshold, temporaryDirectory: directory)
+                }
             } catch {
                 let kind: NetworkError.Kind = error is MultipartEncodingError ? .fileOperationFailed : .requestBuildFailed
                 throw NetworkError(
@@ -138,12 +141,12 @@ extension Session {
     /// Builds an upload request whose body `prepare` attaches to the form's base request.
     func makeUpload(
         _ form: some UploadFormable, isolation: isolated (any Actor)? = #isolation,
-        prepare: @escaping @Sendable (inout URLRequest) throws(NetworkError) -> PreparedRequest
+        prepare: @escaping @Sendable (inout URLRequest) async throws(NetworkError) -> PreparedRequest
     ) -> UploadRequest {
         let configuration = self.configuration
         let core = RequestCore(session: self, progress: .upload) { _ throws(NetworkError) in
             var request = try URLRequestBuilder.baseRequest(for: form, configuration: configuration)
-            return try prepare(&request)
+            return try await prepare(&request)
         }
         let request = UploadRequest(core: core)
         core.scheduleStart(isolation: isolation)

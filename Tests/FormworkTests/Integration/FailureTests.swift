@@ -165,12 +165,12 @@ struct FailureTests {
 
     @Test("A form's timeout is an idle timeout: a stalled server times out with isTimeout")
     func timeout() async throws {
-        let form = TestForm(url: try await DemoServer.url("/slow?ms=10000"), timeout: 1)
+        let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"), timeout: 1)
         let started = Date()
         let response = await client.request(form).handledString()
         #expect(response.error?.isTimeout == true)
         #expect(response.error?.userMessage(using: plain) == plain.timedOut)
-        #expect(Date().timeIntervalSince(started) < 9)
+        #expect(Date().timeIntervalSince(started) < 30)  // far sooner than the server would answer
     }
 
     @Test("A sub-second timeout does not fire at once (corelibs truncates timeouts to whole seconds)")

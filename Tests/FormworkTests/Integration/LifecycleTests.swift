@@ -61,7 +61,7 @@ struct LifecycleTests {
 
     @Test("Cancelling mid-flight ends the request at once with a cancelled error")
     func cancelMidFlight() async throws {
-        let request = client.request(TestForm(url: try await DemoServer.url("/slow?ms=8000")))
+        let request = client.request(TestForm(url: try await DemoServer.url("/slow?ms=60000")))
         await request.waitUntilRunning()
         let started = Date()
         request.cancel()
@@ -69,7 +69,7 @@ struct LifecycleTests {
         #expect(response.error?.isCancelled == true)
         #expect(response.error?.isNetworkFailure == false)
         #expect(request.isCancelled)
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(Date().timeIntervalSince(started) < 30)  // far sooner than the server would answer
         await #expect(throws: NetworkError.self) { try await request.data() }
     }
 
@@ -98,7 +98,7 @@ struct LifecycleTests {
             typealias Response = Empty
             let url: String
         }
-        let url = try await DemoServer.url("/slow?ms=8000")
+        let url = try await DemoServer.url("/slow?ms=60000")
         let started = Date()
         let task = Task { try await Client().send(SlowForm(url: url)) }
         try await Task.sleep(for: .milliseconds(200))  // let it start; the assertion does not depend on timing
@@ -107,7 +107,7 @@ struct LifecycleTests {
         #expect {
             try result.get()
         } throws: { ($0 as? NetworkError)?.isCancelled == true }
-        #expect(Date().timeIntervalSince(started) < 6)
+        #expect(Date().timeIntervalSince(started) < 30)  // far sooner than the server would answer
     }
 
     @Test("300 concurrent requests all succeed, each with its own response")

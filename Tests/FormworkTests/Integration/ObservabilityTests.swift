@@ -8,8 +8,10 @@ import Testing
 final class RecordingMonitor: EventMonitor {
     private let log = Protected([String]())
     private let finished = Protected([RequestMetrics]())
+    private let retryDelays = Protected([TimeInterval]())
 
     var events: [String] { log.current }
+    var delays: [TimeInterval] { retryDelays.current }
     var metrics: [RequestMetrics] { finished.current }
 
     func requestDidStart(_ id: UUID, request: URLRequest, attempt: Int) {
@@ -20,6 +22,7 @@ final class RecordingMonitor: EventMonitor {
     }
     func requestWillRetry(_ id: UUID, after error: NetworkError, delay: TimeInterval, retryCount: Int) {
         log.withLock { $0.append("retry \(retryCount)") }
+        retryDelays.withLock { $0.append(delay) }
     }
     func requestDidFinish(_ metrics: RequestMetrics) {
         log.withLock { $0.append("finish") }

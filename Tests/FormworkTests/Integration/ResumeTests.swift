@@ -16,6 +16,12 @@ enum TagCounters {
     }
 }
 
+/// Whether a downloaded file holds exactly the demo server's `/files` content (checked off the
+/// concurrency pool: generating megabytes in a debug build is slow).
+func matchesServerFile(_ file: URL, size: Int64, version: UInt64 = 0) async throws -> Bool {
+    try await offPool { try Data(contentsOf: file) == DemoFileContent.bytes(size: size, version: version) }
+}
+
 /// Resumes a download from its resume data, fetching a clean URL (without the fault options).
 struct ResumeForm: DownloadResumeFormable {
     let resumeData: ResumeData
@@ -35,7 +41,7 @@ struct ResumeTests {
         defer { scratch.remove() }
         let form = TestDownloadForm(url: try await DemoServer.url("/files/\(size)"), destination: scratch.file("f"))
         let file = try await client.download(form).fileURL()
-        #expect(try Data(contentsOf: file) == DemoFileContent.bytes(size: size))
+        #expect(try await matchesServerFile(file, size: size))
         #expect(try scratch.contents() == ["f"])
     }
 
@@ -60,7 +66,7 @@ struct ResumeTests {
             destination: scratch.file("big"))
         let request = client.download(form)
         let file = try await request.fileURL()
-        #expect(try Data(contentsOf: file) == DemoFileContent.bytes(size: size))
+        #expect(try await matchesServerFile(file, size: size))
         #expect(request.request?.value(forHTTPHeaderField: "Range") == "bytes=\(size / 2)-")
         #expect(try await TagCounters.read(secondTag).bytesSent == size / 2)
         #expect(try scratch.contents() == ["big"])
@@ -82,7 +88,7 @@ struct ResumeTests {
         let form = ResumeForm(
             resumeData: reloaded, url: try await DemoServer.url("/files/\(size)?tag=\(tag)"),
             destination: scratch.file("doc"))
-        #expect(try Data(contentsOf: try await client.download(form).fileURL()) == DemoFileContent.bytes(size: size))
+        #expect(try await matchesServerFile(try await client.download(form).fileURL(), size: size))
         #expect(try await TagCounters.read(tag).bytesSent == size - 1_000_000)
     }
 
@@ -104,7 +110,7 @@ struct ResumeTests {
 
         let form = ResumeForm(
             resumeData: resumeData, url: try await DemoServer.url("/files/\(size)"), destination: scratch.file("slow"))
-        #expect(try Data(contentsOf: try await client.download(form).fileURL()) == DemoFileContent.bytes(size: size))
+        #expect(try await matchesServerFile(try await client.download(form).fileURL(), size: size))
         #expect(try scratch.contents() == ["slow"])
     }
 
@@ -134,7 +140,7 @@ struct ResumeTests {
             resumeData: resumeData, url: try await DemoServer.url("/files/\(size)?version=2"),
             destination: scratch.file("v"))
         let file = try await client.download(form).fileURL()
-        #expect(try Data(contentsOf: file) == DemoFileContent.bytes(size: size, version: 2))
+        #expect(try await matchesServerFile(file, size: size, version: 2))
     }
 
     @Test("A 206 for the wrong range restarts from zero with a clean request")
@@ -150,7 +156,7 @@ struct ResumeTests {
             resumeData: resumeData, url: try await DemoServer.url("/files/\(size)?wrongRange=1&tag=\(tag)"),
             destination: scratch.file("w"))
         let request = client.download(form)
-        #expect(try Data(contentsOf: try await request.fileURL()) == DemoFileContent.bytes(size: size))
+        #expect(try await matchesServerFile(try await request.fileURL(), size: size))
         #expect(request.request?.value(forHTTPHeaderField: "Range") == nil)
         #expect(try await TagCounters.read(tag).requests == 2)
     }
@@ -164,7 +170,7 @@ struct ResumeTests {
         let form = TestDownloadForm(
             url: try await DemoServer.url("/files/\(size)?cutAt=\(size / 2)&tag=\(tag)"), destination: scratch.file("r"))
         let request = client.download(form).retry(RetryPolicy(baseDelay: 0.01))
-        #expect(try Data(contentsOf: try await request.fileURL()) == DemoFileContent.bytes(size: size))
+        #expect(try await matchesServerFile(try await request.fileURL(), size: size))
         let stats = try await TagCounters.read(tag)
         #expect(stats.requests == 2)
         #expect(stats.bytesSent == size)
@@ -198,6 +204,6 @@ struct ResumeTests {
         for await progress in request.progressUpdates { values.append(progress) }
         #expect(values.dropLast().allSatisfy { $0.fractionCompleted == nil })
         #expect(values.last == TransferProgress(completedBytes: 300_000, totalBytes: 300_000))
-        #expect(try Data(contentsOf: try await request.fileURL()) == DemoFileContent.bytes(size: 300_000))
+        #expect(try await matchesServerFile(try await request.fileURL(), size: 300_000))
     }
 }

@@ -37,8 +37,8 @@ struct UploadVerificationTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let url = try await DemoServer.url("/upload")
-        let payload = DemoFileContent.bytes(size: 3_000_000, version: 7)
-        let digest = MD5.hex(payload)
+        let payload = try await offPool { DemoFileContent.bytes(size: 3_000_000, version: 7) }
+        let digest = try await offPool { MD5.hex(payload) }
 
         let data = try await client.upload(TestDataUpload(url: url, data: payload)).decode(UploadReport.self)
         #expect(data.bytes == 3_000_000)
@@ -87,16 +87,19 @@ struct UploadVerificationTests {
         let encoding = scratch.file("encoding")
         try FileManager.default.createDirectory(at: encoding, withIntermediateDirectories: true)
         let big = scratch.file("video.mp4")
-        #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
-        let handle = try FileHandle(forWritingTo: big)
         let size: Int64 = 200_000_000
-        var offset: Int64 = 0
-        while offset < size {
-            let end = min(size, offset + 8_000_000)
-            try handle.write(contentsOf: DemoFileContent.bytes(in: offset..<end))
-            offset = end
+        let expectedDigest = try await offPool { () throws -> String in
+            guard FileManager.default.createFile(atPath: big.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+            let handle = try FileHandle(forWritingTo: big)
+            var offset: Int64 = 0
+            while offset < size {
+                let end = min(size, offset + 8_000_000)
+                try handle.write(contentsOf: DemoFileContent.bytes(in: offset..<end))
+                offset = end
+            }
+            try handle.close()
+            return try MD5.hex(ofFile: big)
         }
-        try handle.close()
 
         var form = MultipartFormData()
         form.append(Data("holiday".utf8), name: "title")
@@ -116,7 +119,7 @@ struct UploadVerificationTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: encoding.path).isEmpty)
         #expect(report.bytes == form.contentLength)
         #expect(report.parts?.last?.bytes == size)
-        #expect(report.parts?.last?.md5 == (try MD5.hex(ofFile: big)))
+        #expect(report.parts?.last?.md5 == expectedDigest)
         #expect(report.parts?.last?.contentType == "video/mp4")
     }
 

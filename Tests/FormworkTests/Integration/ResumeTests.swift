@@ -96,9 +96,11 @@ struct ResumeTests {
     func resumeAfterCancel() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let size: Int64 = 2_000_000
+        let size: Int64 = 4_000_000
+        // 40 s at this rate: the test cancels long before, even when a busy machine is slow to
+        // deliver the first progress value.
         let slow = TestDownloadForm(
-            url: try await DemoServer.url("/files/\(size)?rate=400000"), destination: scratch.file("slow"))
+            url: try await DemoServer.url("/files/\(size)?rate=100000"), destination: scratch.file("slow"))
         let request = client.download(slow)
         for await progress in request.progressUpdates where progress.completedBytes > 0 {
             break
@@ -119,7 +121,7 @@ struct ResumeTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let slow = TestDownloadForm(
-            url: try await DemoServer.url("/files/2000000?rate=400000"), destination: scratch.file("x"))
+            url: try await DemoServer.url("/files/4000000?rate=100000"), destination: scratch.file("x"))
         let request = client.download(slow)
         for await progress in request.progressUpdates where progress.completedBytes > 0 {
             break

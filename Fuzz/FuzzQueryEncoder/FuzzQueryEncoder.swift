@@ -50,10 +50,14 @@ private let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzQueryEncoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     var reader = ParameterReader(bytes: Array(UnsafeBufferPointer(start: data, count: size)))
+    // The first byte picks the encoder's options, the rest builds the parameters.
+    let encoders = [
+        URLQueryEncoder(), URLQueryEncoder(arrayEncoding: .noBrackets, boolEncoding: .numeric),
+        URLQueryEncoder(arrayEncoding: .indexInBrackets),
+    ]
+    let choice = Int(reader.next() ?? 0) % encoders.count
     let parameters = reader.dictionary(depth: 0)
-    for encoder in [URLQueryEncoder(), URLQueryEncoder(arrayEncoding: .noBrackets, boolEncoding: .numeric),
-        URLQueryEncoder(arrayEncoding: .indexInBrackets)]
-    {
+    for encoder in [encoders[choice]] {
         guard let query = try? encoder.encode(parameters) else { continue }
         let bytes = Array(query.utf8)
         for (offset, byte) in bytes.enumerated() {

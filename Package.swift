@@ -34,7 +34,8 @@ let package = Package(
         ),
         // libFuzzer targets (see README "Fuzzing"); plain builds compile them too.
         .executableTarget(name: "FuzzJSONKeyPath", dependencies: ["Formwork"], path: "Fuzz/FuzzJSONKeyPath"),
-        .executableTarget(name: "FuzzQueryEncoder", dependencies: ["Formwork"], path: "Fuzz/FuzzQueryEncoder"),
+        .executableTarget(
+            name: "FuzzQueryEncoder", dependencies: ["Formwork"], path: "Fuzz/FuzzQueryEncoder"),
         .executableTarget(name: "FuzzHeaders", dependencies: ["Formwork"], path: "Fuzz/FuzzHeaders"),
         .executableTarget(name: "FuzzMultipart", dependencies: ["Formwork"], path: "Fuzz/FuzzMultipart"),
     ],

@@ -4,8 +4,10 @@ import Foundation
 
 @testable import Formwork
 
-private let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+private let tokenCharacters = Set(
+    "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
 
+/// libFuzzer's entry point: checks one input; a property violation stops with `fatalError`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHeaders(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -4,6 +4,7 @@ import Foundation
 
 @testable import Formwork
 
+/// libFuzzer's entry point: checks one input; a property violation stops with `fatalError`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSONKeyPath(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Data(UnsafeBufferPointer(start: data, count: size))

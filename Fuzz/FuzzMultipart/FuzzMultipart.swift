@@ -5,6 +5,7 @@ import Foundation
 
 @testable import Formwork
 
+/// libFuzzer's entry point: checks one input; a property violation stops with `fatalError`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMultipart(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -17,7 +18,8 @@ public func fuzzMultipart(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let name = header.first.map(String.init) ?? ""
         let fileName = header.count > 1 ? String(header[1]) : nil
         let body = pieces.count > 1 ? Data(pieces[1]) : Data()
-        form.append(body, name: name, fileName: fileName, mimeType: fileName == nil ? nil : "application/x-fuzz")
+        form.append(
+            body, name: name, fileName: fileName, mimeType: fileName == nil ? nil : "application/x-fuzz")
         bodies.append(body)
     }
     guard let encoded = try? form.encodedData() else { return 0 }
@@ -36,7 +38,9 @@ public func fuzzMultipart(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         fatalError("the boundary occurs \(segments.count) times for \(bodies.count) parts")
     }
     for (segment, body) in zip(segments.dropFirst(), bodies) {
-        guard let split = segment.firstRange(of: Data("\r\n\r\n".utf8)) else { fatalError("a part has no header end") }
+        guard let split = segment.firstRange(of: Data("\r\n\r\n".utf8)) else {
+            fatalError("a part has no header end")
+        }
         let content = segment[split.upperBound...].dropLast(2)  // the CRLF before the next delimiter
         guard Data(content) == body else { fatalError("a part's bytes changed") }
     }

@@ -47,6 +47,7 @@ struct ParameterReader {
 
 private let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~%&=?/".utf8)
 
+/// libFuzzer's entry point: checks one input; a property violation stops with `fatalError`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzQueryEncoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     var reader = ParameterReader(bytes: Array(UnsafeBufferPointer(start: data, count: size)))
@@ -67,7 +68,9 @@ public func fuzzQueryEncoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
                 else { fatalError("broken escape in \(query)") }
             }
         }
-        guard URLComponents(string: "http://h/p?" + query) != nil else { fatalError("unparseable query \(query)") }
+        guard URLComponents(string: "http://h/p?" + query) != nil else {
+            fatalError("unparseable query \(query)")
+        }
     }
     return 0
 }

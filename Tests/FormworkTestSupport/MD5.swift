@@ -3,11 +3,15 @@ import Foundation
 /// MD5 (RFC 1321), to check the demo server's upload digests. Test support only: MD5 is not for security.
 public enum MD5 {
     private static let shifts: [UInt32] = [
-        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14,
-        20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6,
+        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
+        5, 9, 14,
+        20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10,
+        15, 21, 6,
         10, 15, 21,
     ]
-    private static let constants: [UInt32] = (0..<64).map { UInt32(truncatingIfNeeded: Int64(abs(sin(Double($0 + 1))) * 4_294_967_296)) }
+    private static let constants: [UInt32] = (0..<64).map {
+        UInt32(truncatingIfNeeded: Int64(abs(sin(Double($0 + 1))) * 4_294_967_296))
+    }
 
     /// The lowercase hex digest of `data`.
     public static func hex(_ data: Data) -> String {
@@ -16,7 +20,9 @@ public enum MD5 {
         let bitLength = UInt64(message.count) * 8
         message.append(0x80)
         while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 0, to: 64, by: 8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 0, to: 64, by: 8) {
+            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         var words = [UInt32](repeating: 0, count: 16)
         for chunk in stride(from: 0, to: message.count, by: 64) {
             for index in 0..<16 {

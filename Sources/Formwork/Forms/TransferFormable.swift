@@ -18,7 +18,8 @@ public protocol DownloadFormable: RequestFormable {
 extension DownloadFormable {
     /// A new, unique file in the temporary directory.
     public var destination: URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("formwork-download-\(UUID().uuidString)")
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "formwork-download-\(UUID().uuidString)")
     }
 }
 

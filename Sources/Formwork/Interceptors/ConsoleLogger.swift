@@ -42,7 +42,8 @@ public struct ConsoleLogger: EventMonitor {
     }
 
     /// Prints the retry and its delay.
-    public func requestWillRetry(_ id: UUID, after error: NetworkError, delay: TimeInterval, retryCount: Int) {
+    public func requestWillRetry(_ id: UUID, after error: NetworkError, delay: TimeInterval, retryCount: Int)
+    {
         write("↻ retry \(retryCount) in \(Int(delay * 1000)) ms after \(error.kind): \(error.failureReason)")
     }
 

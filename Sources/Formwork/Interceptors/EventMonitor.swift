@@ -56,7 +56,8 @@ extension EventMonitor {
     /// Does nothing.
     public func requestDidAdapt(_ id: UUID, from original: URLRequest, to adapted: URLRequest) {}
     /// Does nothing.
-    public func requestWillRetry(_ id: UUID, after error: NetworkError, delay: TimeInterval, retryCount: Int) {}
+    public func requestWillRetry(_ id: UUID, after error: NetworkError, delay: TimeInterval, retryCount: Int)
+    {}
     /// Does nothing.
     public func requestDidFinish(_ metrics: RequestMetrics) {}
 }

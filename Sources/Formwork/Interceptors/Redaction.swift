@@ -54,7 +54,9 @@ extension URLRequest {
         var parts = ["curl", "-v"]
         let method = httpMethod ?? "GET"
         if method != "GET" { parts.append("-X \(method)") }
-        for (name, value) in (allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+        for (name, value) in (allHTTPHeaderFields ?? [:]).sorted(by: {
+            $0.key.lowercased() < $1.key.lowercased()
+        }) {
             parts.append("-H \(Self.shellQuoted("\(name): \(redaction.value(ofHeader: name, value))"))")
         }
         if let body = httpBody, !body.isEmpty {

@@ -133,7 +133,9 @@ extension RequestRetrier where Self == RetryPolicy {
     ///   - baseDelay: The backoff base in seconds.
     ///   - maximumDelay: The longest wait in seconds.
     /// - Returns: The policy.
-    public static func exponential(retryLimit: Int = 2, baseDelay: TimeInterval = 0.5, maximumDelay: TimeInterval = 30)
+    public static func exponential(
+        retryLimit: Int = 2, baseDelay: TimeInterval = 0.5, maximumDelay: TimeInterval = 30
+    )
         -> RetryPolicy
     {
         RetryPolicy(retryLimit: retryLimit, baseDelay: baseDelay, maximumDelay: maximumDelay)

@@ -47,15 +47,21 @@ extension DataResponding {
     /// - Parameter completionHandler: Runs on the main actor once the request ends.
     /// - Returns: The request.
     @discardableResult
-    public func response(completionHandler: @escaping @MainActor @Sendable (DataResponse<Data?>) -> Void) -> Self {
-        deliver({ outcome in outcome.error.map { .failure($0) } ?? .success(outcome.data) }, to: completionHandler)
+    public func response(completionHandler: @escaping @MainActor @Sendable (DataResponse<Data?>) -> Void)
+        -> Self
+    {
+        deliver(
+            { outcome in outcome.error.map { .failure($0) } ?? .success(outcome.data) }, to: completionHandler
+        )
     }
 
     /// Calls `completionHandler` with the body as `Data` (empty if there was none).
     /// - Parameter completionHandler: Runs on the main actor once the request ends.
     /// - Returns: The request.
     @discardableResult
-    public func responseData(completionHandler: @escaping @MainActor @Sendable (DataResponse<Data>) -> Void) -> Self {
+    public func responseData(completionHandler: @escaping @MainActor @Sendable (DataResponse<Data>) -> Void)
+        -> Self
+    {
         deliver(ResponseSerialization.data, to: completionHandler)
     }
 
@@ -86,7 +92,9 @@ extension DataResponding {
         decoder: JSONDecoder = JSONDecoder(),
         completionHandler: @escaping @MainActor @Sendable (DataResponse<T>) -> Void
     ) -> Self {
-        deliver({ ResponseSerialization.decode(type, $0, keyPath: keyPath, decoder: decoder) }, to: completionHandler)
+        deliver(
+            { ResponseSerialization.decode(type, $0, keyPath: keyPath, decoder: decoder) },
+            to: completionHandler)
     }
 }
 

@@ -59,11 +59,13 @@ public final class DownloadRequest: Request {
     /// - Parameter completionHandler: Runs on the main actor.
     /// - Returns: The request.
     @discardableResult
-    public func response(completionHandler: @escaping @MainActor @Sendable (DownloadResponse) -> Void) -> Self {
+    public func response(completionHandler: @escaping @MainActor @Sendable (DownloadResponse) -> Void) -> Self
+    {
         let destination = file.destination
         core.append { [file] outcome in
             let response = DownloadResponse(
-                outcome, fileURL: destination, resumeData: outcome.error == nil ? nil : file.resumeData(for: outcome.request))
+                outcome, fileURL: destination,
+                resumeData: outcome.error == nil ? nil : file.resumeData(for: outcome.request))
             await MainActor.run { completionHandler(response) }
         }
         return self

@@ -72,7 +72,8 @@ extension Request {
     /// - Returns: The request.
     @discardableResult
     public func validate(
-        _ validation: @escaping @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ data: Data?) throws ->
+        _ validation:
+            @escaping @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ data: Data?) throws ->
             Void
     ) -> Self {
         core.updateValidation { $0.custom.append(validation) }

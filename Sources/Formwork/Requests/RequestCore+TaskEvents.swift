@@ -125,7 +125,8 @@ extension RequestCore {
     private func finalProgress(attempt: Int) -> TransferProgress? {
         state.withLock { state in
             guard let progress = state.progress else { return nil }
-            let final = TransferProgress(completedBytes: progress.completedBytes, totalBytes: progress.completedBytes)
+            let final = TransferProgress(
+                completedBytes: progress.completedBytes, totalBytes: progress.completedBytes)
             if progress == final, state.notifiedProgress == final { return nil }
             state.notifiedProgress = nil  // so that the final value is passed on
             return final

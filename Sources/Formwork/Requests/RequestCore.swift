@@ -204,7 +204,8 @@ public final class RequestCore: Sendable {
             finish(attempt: attempt, error: failure)
             return
         }
-        let context = RetryContext(request: request, response: response, error: failure, retryCount: retryCount)
+        let context = RetryContext(
+            request: request, response: response, error: failure, retryCount: retryCount)
         var decision = RetryDecision.doNotRetry
         for retrier in retriers {
             decision = await retrier.decide(context)

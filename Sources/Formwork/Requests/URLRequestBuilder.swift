@@ -30,7 +30,8 @@ enum URLRequestBuilder {
     static func timeout(_ seconds: TimeInterval, request: URLRequest) throws(NetworkError) -> TimeInterval {
         guard seconds.isFinite, seconds > 0 else {
             throw NetworkError(
-                .requestBuildFailed, failureReason: "The timeout must be a positive number of seconds, not \(seconds).",
+                .requestBuildFailed,
+                failureReason: "The timeout must be a positive number of seconds, not \(seconds).",
                 request: request)
         }
         #if canImport(FoundationNetworking)

@@ -133,7 +133,9 @@ private struct JSONScanner {
             }
             let name = try scanString()
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw malformed("expected ':'") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw malformed("expected ':'")
+            }
             index += 1
             skipWhitespace()
             try scanValue(path: path.map { $0 + [name] }, depth: depth + 1, deepestMatch: &deepestMatch)
@@ -162,7 +164,8 @@ private struct JSONScanner {
         var element = 0
         while true {
             skipWhitespace()
-            try scanValue(path: path.map { $0 + [String(element)] }, depth: depth + 1, deepestMatch: &deepestMatch)
+            try scanValue(
+                path: path.map { $0 + [String(element)] }, depth: depth + 1, deepestMatch: &deepestMatch)
             element += 1
             skipWhitespace()
             guard index < bytes.count else { throw malformed("unterminated array") }

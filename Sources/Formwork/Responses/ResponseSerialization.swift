@@ -20,7 +20,8 @@ enum ResponseSerialization {
     }
 
     /// The body as text, in the response's declared charset or else UTF-8.
-    static func string(_ outcome: RequestOutcome, encoding: String.Encoding?) -> Result<String, NetworkError> {
+    static func string(_ outcome: RequestOutcome, encoding: String.Encoding?) -> Result<String, NetworkError>
+    {
         if let error = outcome.error { return .failure(error) }
         let data = outcome.data ?? Data()
         if data.isEmpty { return .success("") }
@@ -41,10 +42,12 @@ enum ResponseSerialization {
         if let error = outcome.error { return .failure(error) }
         let data = outcome.data ?? Data()
         if data.isEmpty {
-            if let empty = T.self as? any EmptyResponse.Type, allowsEmptyBody(outcome) || T.self == Empty.self {
+            if let empty = T.self as? any EmptyResponse.Type, allowsEmptyBody(outcome) || T.self == Empty.self
+            {
                 if let value = empty.emptyValue() as? T { return .success(value) }
             }
-            let why = allowsEmptyBody(outcome) ? "\(T.self) cannot stand for an empty body" : "the body is empty"
+            let why =
+                allowsEmptyBody(outcome) ? "\(T.self) cannot stand for an empty body" : "the body is empty"
             return .failure(failure(.emptyResponse, outcome, "Cannot decode \(T.self): \(why)."))
         }
         var slice = data
@@ -58,7 +61,9 @@ enum ResponseSerialization {
                 switch error {
                 case .malformed(let offset, let reason):
                     return .failure(
-                        failure(.invalidJSON, outcome, "The body is not valid JSON (\(reason) at byte \(offset)).")
+                        failure(
+                            .invalidJSON, outcome, "The body is not valid JSON (\(reason) at byte \(offset))."
+                        )
                     )
                 case .notFound(let component):
                     return .failure(
@@ -73,7 +78,9 @@ enum ResponseSerialization {
         } catch let error as DecodingError {
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, keyPath == nil {
                 return .failure(
-                    failure(.invalidJSON, outcome, "The body is not valid JSON: \(context.debugDescription)", error))
+                    failure(
+                        .invalidJSON, outcome, "The body is not valid JSON: \(context.debugDescription)",
+                        error))
             }
             let at = keyPath.map { " at \"\($0)\"" } ?? ""
             return .failure(
@@ -84,7 +91,8 @@ enum ResponseSerialization {
     }
 
     private static func failure(
-        _ kind: NetworkError.Kind, _ outcome: RequestOutcome, _ reason: String, _ underlying: (any Error)? = nil
+        _ kind: NetworkError.Kind, _ outcome: RequestOutcome, _ reason: String,
+        _ underlying: (any Error)? = nil
     ) -> NetworkError {
         NetworkError(
             kind, failureReason: reason, underlyingError: underlying, request: outcome.request,
@@ -107,7 +115,8 @@ enum ResponseSerialization {
     /// A readable one-liner for a DecodingError: what went wrong and where.
     static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
-            let text = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            let text = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(
+                separator: ".")
             return text.isEmpty ? "the top level" : "\"\(text)\""
         }
         switch error {

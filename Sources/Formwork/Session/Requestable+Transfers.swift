@@ -8,7 +8,10 @@ extension Requestable {
     ///   - isolation: The caller's actor, filled in by the compiler.
     /// - Returns: The request, already started.
     @discardableResult
-    public func download(_ form: some DownloadFormable, session: Session = .default, isolation: isolated (any Actor)? = #isolation)
+    public func download(
+        _ form: some DownloadFormable, session: Session = .default,
+        isolation: isolated (any Actor)? = #isolation
+    )
         -> DownloadRequest
     {
         session.download(form, isolation: isolation)
@@ -35,7 +38,10 @@ extension Requestable {
     ///   - isolation: The caller's actor, filled in by the compiler.
     /// - Returns: The request, already started.
     @discardableResult
-    public func upload(_ form: some UploadDataFormable, session: Session = .default, isolation: isolated (any Actor)? = #isolation)
+    public func upload(
+        _ form: some UploadDataFormable, session: Session = .default,
+        isolation: isolated (any Actor)? = #isolation
+    )
         -> UploadRequest
     {
         session.upload(form, isolation: isolation)
@@ -48,7 +54,10 @@ extension Requestable {
     ///   - isolation: The caller's actor, filled in by the compiler.
     /// - Returns: The request, already started.
     @discardableResult
-    public func upload(_ form: some UploadFileFormable, session: Session = .default, isolation: isolated (any Actor)? = #isolation)
+    public func upload(
+        _ form: some UploadFileFormable, session: Session = .default,
+        isolation: isolated (any Actor)? = #isolation
+    )
         -> UploadRequest
     {
         session.upload(form, isolation: isolation)
@@ -61,7 +70,10 @@ extension Requestable {
     ///   - isolation: The caller's actor, filled in by the compiler.
     /// - Returns: The request, already started.
     @discardableResult
-    public func upload(_ form: some UploadStreamFormable, session: Session = .default, isolation: isolated (any Actor)? = #isolation)
+    public func upload(
+        _ form: some UploadStreamFormable, session: Session = .default,
+        isolation: isolated (any Actor)? = #isolation
+    )
         -> UploadRequest
     {
         session.upload(form, isolation: isolation)

@@ -22,7 +22,10 @@ extension Requestable {
     ///   - isolation: The caller's actor, filled in by the compiler.
     /// - Returns: The request.
     @discardableResult
-    public func request(_ form: some RequestFormable, session: Session = .default, isolation: isolated (any Actor)? = #isolation)
+    public func request(
+        _ form: some RequestFormable, session: Session = .default,
+        isolation: isolated (any Actor)? = #isolation
+    )
         -> DataRequest
     {
         session.request(form, isolation: isolation)

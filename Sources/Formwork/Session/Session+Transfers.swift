@@ -58,7 +58,9 @@ extension Session {
     ///     finishes the current statement, so everything chained on it applies.
     /// - Returns: The request, already started.
     @discardableResult
-    public func upload(_ form: some UploadDataFormable, isolation: isolated (any Actor)? = #isolation) -> UploadRequest {
+    public func upload(_ form: some UploadDataFormable, isolation: isolated (any Actor)? = #isolation)
+        -> UploadRequest
+    {
         makeUpload(form, isolation: isolation) { request throws(NetworkError) in
             setDefaultContentType("application/octet-stream", on: &request)
             return PreparedRequest(urlRequest: request, body: .data(form.data))
@@ -72,7 +74,9 @@ extension Session {
     ///     finishes the current statement, so everything chained on it applies.
     /// - Returns: The request, already started.
     @discardableResult
-    public func upload(_ form: some UploadFileFormable, isolation: isolated (any Actor)? = #isolation) -> UploadRequest {
+    public func upload(_ form: some UploadFileFormable, isolation: isolated (any Actor)? = #isolation)
+        -> UploadRequest
+    {
         makeUpload(form, isolation: isolation) { request throws(NetworkError) in
             let fileURL = form.fileURL
             try checkReadableFile(fileURL, request: request)
@@ -88,7 +92,9 @@ extension Session {
     ///     finishes the current statement, so everything chained on it applies.
     /// - Returns: The request, already started.
     @discardableResult
-    public func upload(_ form: some UploadStreamFormable, isolation: isolated (any Actor)? = #isolation) -> UploadRequest {
+    public func upload(_ form: some UploadStreamFormable, isolation: isolated (any Actor)? = #isolation)
+        -> UploadRequest
+    {
         makeUpload(form, isolation: isolation) { request throws(NetworkError) in
             do {
                 request.httpBodyStream = try form.makeStream()
@@ -123,9 +129,11 @@ extension Session {
                     try multipart.encodedBody(memoryThreshold: threshold, temporaryDirectory: directory)
                 }
             } catch {
-                let kind: NetworkError.Kind = error is MultipartEncodingError ? .fileOperationFailed : .requestBuildFailed
+                let kind: NetworkError.Kind =
+                    error is MultipartEncodingError ? .fileOperationFailed : .requestBuildFailed
                 throw NetworkError(
-                    kind, failureReason: "The multipart body could not be built: \(error)", underlyingError: error,
+                    kind, failureReason: "The multipart body could not be built: \(error)",
+                    underlyingError: error,
                     request: request)
             }
             request.setValue(multipart.contentType, forHTTPHeaderField: "Content-Type")
@@ -165,7 +173,8 @@ func setDefaultContentType(_ type: String, on request: inout URLRequest) {
 func checkReadableFile(_ url: URL, request: URLRequest) throws(NetworkError) {
     var isDirectory: ObjCBool = false
     let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-    guard url.isFileURL, exists, !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: url.path) else {
+    guard url.isFileURL, exists, !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: url.path)
+    else {
         let why = !exists ? "does not exist" : isDirectory.boolValue ? "is a directory" : "is not readable"
         throw NetworkError(
             .fileOperationFailed, failureReason: "The file to upload \(url.path) \(why).", request: request)

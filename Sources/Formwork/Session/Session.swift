@@ -84,13 +84,16 @@ public final class Session: Sendable {
     ///   - isolation: The caller's actor, filled in by the compiler.
     /// - Returns: The request.
     @discardableResult
-    public func request(_ form: some RequestFormable, isolation: isolated (any Actor)? = #isolation) -> DataRequest {
+    public func request(_ form: some RequestFormable, isolation: isolated (any Actor)? = #isolation)
+        -> DataRequest
+    {
         let configuration = self.configuration
         let request = DataRequest(
             core: RequestCore(
                 session: self,
                 builder: { _ throws(NetworkError) in
-                    PreparedRequest(urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration))
+                    PreparedRequest(
+                        urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration))
                 }
             ))
         request.core.scheduleStart()

@@ -41,7 +41,8 @@ public struct StubResponse: Sendable {
     /// - Returns: The stub response.
     public static func json(_ json: String, statusCode: Int = 200, delay: TimeInterval = 0) -> StubResponse {
         StubResponse(
-            statusCode: statusCode, headers: ["Content-Type": "application/json"], body: Data(json.utf8), delay: delay)
+            statusCode: statusCode, headers: ["Content-Type": "application/json"], body: Data(json.utf8),
+            delay: delay)
     }
 
     /// An encoded value as a JSON body.
@@ -52,7 +53,8 @@ public struct StubResponse: Sendable {
     /// - Throws: The encoder's error.
     public static func json(encoding value: some Encodable, statusCode: Int = 200) throws -> StubResponse {
         StubResponse(
-            statusCode: statusCode, headers: ["Content-Type": "application/json"], body: try JSONEncoder().encode(value))
+            statusCode: statusCode, headers: ["Content-Type": "application/json"],
+            body: try JSONEncoder().encode(value))
     }
 
     /// A plain-text body.
@@ -62,7 +64,8 @@ public struct StubResponse: Sendable {
     /// - Returns: The stub response.
     public static func text(_ text: String, statusCode: Int = 200) -> StubResponse {
         StubResponse(
-            statusCode: statusCode, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Data(text.utf8))
+            statusCode: statusCode, headers: ["Content-Type": "text/plain; charset=utf-8"],
+            body: Data(text.utf8))
     }
 
     /// A transport failure, e.g. `.failure(.notConnectedToInternet)`.

@@ -38,7 +38,9 @@ final class StubURLProtocol: URLProtocol {
             ?? .failure(.resourceUnavailable)
         let delivery = Delivery(protocolInstance: self)
         if stub.delay > 0 {
-            DispatchQueue.global().asyncAfter(deadline: .now() + stub.delay) { delivery.deliver(stub, for: request) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + stub.delay) {
+                delivery.deliver(stub, for: request)
+            }
         } else {
             delivery.deliver(stub, for: request)
         }
@@ -62,7 +64,9 @@ final class StubURLProtocol: URLProtocol {
             guard let url = request.url,
                 let response = HTTPURLResponse(
                     url: url, statusCode: stub.statusCode, httpVersion: "HTTP/1.1",
-                    headerFields: stub.headers.merging(["Content-Length": String(stub.body.count)]) { mine, _ in mine })
+                    headerFields: stub.headers.merging(["Content-Length": String(stub.body.count)]) {
+                        mine, _ in mine
+                    })
             else {
                 client.urlProtocol(loader, didFailWithError: URLError(.badServerResponse))
                 return
@@ -71,7 +75,9 @@ final class StubURLProtocol: URLProtocol {
             let size = max(1, stub.chunkSize ?? max(stub.body.count, 1))
             var offset = stub.body.startIndex
             while offset < stub.body.endIndex {
-                let end = stub.body.index(offset, offsetBy: size, limitedBy: stub.body.endIndex) ?? stub.body.endIndex
+                let end =
+                    stub.body.index(offset, offsetBy: size, limitedBy: stub.body.endIndex)
+                    ?? stub.body.endIndex
                 client.urlProtocol(loader, didLoad: stub.body.subdata(in: offset..<end))
                 offset = end
             }

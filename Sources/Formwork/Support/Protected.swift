@@ -13,7 +13,9 @@ final class Protected<Value>: @unchecked Sendable {  // every access to `value` 
     }
 
     /// Runs `body` with exclusive access to the value and returns its result.
-    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -60,7 +60,8 @@ final class DownloadFile: ResponseSink {
         var offset = offset
         if offset > 0 {
             // Trust only what is really on disk.
-            let size = (try? FileManager.default.attributesOfItem(atPath: self.partialURL.path)[.size] as? NSNumber)?
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: self.partialURL.path)[.size] as? NSNumber)?
                 .int64Value ?? 0
             offset = size >= offset ? offset : 0
         }
@@ -140,12 +141,15 @@ final class DownloadFile: ResponseSink {
     }
 
     /// Opens the partial file for writing from `start` and returns the starting progress.
-    private func begin(_ state: inout State, at start: Int64, total: Int64?, headers: HTTPHeaders) -> SinkDecision {
+    private func begin(_ state: inout State, at start: Int64, total: Int64?, headers: HTTPHeaders)
+        -> SinkDecision
+    {
         do {
             state.handle = try openPartial(keeping: start)
         } catch {
             state.failure = NetworkError(
-                .fileOperationFailed, failureReason: "Cannot open the partial file \(partialURL.path): \(error)",
+                .fileOperationFailed,
+                failureReason: "Cannot open the partial file \(partialURL.path): \(error)",
                 underlyingError: error)
             return .collectInMemory
         }
@@ -173,14 +177,16 @@ final class DownloadFile: ResponseSink {
     func write(_ data: Data) throws(NetworkError) -> TransferProgress {
         try state.withLock { state throws(NetworkError) -> TransferProgress in
             guard let handle = state.handle else {
-                throw NetworkError(.fileOperationFailed, failureReason: "The partial file \(partialURL.path) is closed.")
+                throw NetworkError(
+                    .fileOperationFailed, failureReason: "The partial file \(partialURL.path) is closed.")
             }
             do {
                 try handle.write(contentsOf: data)
             } catch {
                 throw NetworkError(
                     .fileOperationFailed,
-                    failureReason: "Cannot write to the partial file \(partialURL.path): \(error.localizedDescription)",
+                    failureReason:
+                        "Cannot write to the partial file \(partialURL.path): \(error.localizedDescription)",
                     underlyingError: error)
             }
             state.written += Int64(data.count)
@@ -208,7 +214,8 @@ final class DownloadFile: ResponseSink {
 
     private func openPartial(keeping bytes: Int64) throws -> FileHandle {
         let manager = FileManager.default
-        try manager.createDirectory(at: partialURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try manager.createDirectory(
+            at: partialURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         if !manager.fileExists(atPath: partialURL.path) {
             guard manager.createFile(atPath: partialURL.path, contents: nil) else {
                 throw CocoaError(.fileWriteUnknown)
@@ -249,7 +256,8 @@ final class DownloadFile: ResponseSink {
             } catch {
                 return NetworkError(
                     .fileOperationFailed,
-                    failureReason: "Cannot move the download to \(destination.path): \(reason); \(error.localizedDescription)",
+                    failureReason:
+                        "Cannot move the download to \(destination.path): \(reason); \(error.localizedDescription)",
                     underlyingError: error)
             }
         }

@@ -1,5 +1,5 @@
-import Foundation
 import FormworkTestSupport
+import Foundation
 import Testing
 
 @testable import Formwork
@@ -24,7 +24,8 @@ struct DemoAuthenticator: Authenticator {
     func refresh(_ credential: Token) async throws -> Token {
         struct Refreshed: Decodable, Sendable { let token: String }
         let form = TestForm(
-            url: base + "/auth/refresh", method: .post, parameters: ["realm": realm, "fail": failsRefresh ? 1 : 0],
+            url: base + "/auth/refresh", method: .post,
+            parameters: ["realm": realm, "fail": failsRefresh ? 1 : 0],
             encoding: .query)
         return Token(value: try await Session.default.request(form).decode(Refreshed.self).token)
     }
@@ -48,7 +49,8 @@ struct AuthenticationTests {
     }
 
     private func stats(_ base: String, _ realm: String) async throws -> Stats {
-        try await Client().request(TestForm(url: base + "/auth/stats", parameters: ["realm": realm])).decode(Stats.self)
+        try await Client().request(TestForm(url: base + "/auth/stats", parameters: ["realm": realm])).decode(
+            Stats.self)
     }
 
     @Test("50 concurrent 401s cause exactly one refresh, then all are replayed and succeed")
@@ -56,7 +58,8 @@ struct AuthenticationTests {
         let base = try await DemoServer.baseURL()
         let realm = "r\(UUID().uuidString.prefix(8))"
         let auth = AuthenticationInterceptor(
-            authenticator: DemoAuthenticator(base: base, realm: realm), credential: Token(value: "\(realm)-stale"))
+            authenticator: DemoAuthenticator(base: base, realm: realm),
+            credential: Token(value: "\(realm)-stale"))
         let session = Session {
             $0.adapters = [auth]
             $0.retrier = auth
@@ -90,7 +93,8 @@ struct AuthenticationTests {
             $0.retrier = auth
         }
         let form = TestForm(url: base + "/auth/protected", parameters: ["realm": realm])
-        #expect(try await Client().request(form, session: session).decode(Protected.self).token == "\(realm)-1")
+        #expect(
+            try await Client().request(form, session: session).decode(Protected.self).token == "\(realm)-1")
         #expect(try await stats(base, realm).rejected == 0)
     }
 
@@ -109,7 +113,8 @@ struct AuthenticationTests {
             for _ in 0..<10 {
                 group.addTask {
                     let form = TestForm(url: base + "/auth/protected", parameters: ["realm": realm])
-                    return await Client().request(form, session: session).handled(Protected.self).error?.statusCode
+                    return await Client().request(form, session: session).handled(Protected.self).error?
+                        .statusCode
                 }
             }
             return await group.reduce(into: [Int?]()) { $0.append($1) }

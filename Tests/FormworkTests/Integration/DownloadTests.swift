@@ -1,5 +1,5 @@
-import Foundation
 import FormworkTestSupport
+import Foundation
 import Testing
 
 @testable import Formwork
@@ -18,7 +18,10 @@ struct DownloadTests {
         let file = try await client.download(TestDownloadForm(url: url, destination: destination)).fileURL()
         #expect(file == destination)
         #expect(try Data(contentsOf: file) == expected)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("nested/dir").path) == ["articles.json"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.file("nested/dir").path) == [
+                "articles.json"
+            ])
     }
 
     @Test("An existing file at the destination is replaced")
@@ -27,7 +30,8 @@ struct DownloadTests {
         defer { scratch.remove() }
         let destination = scratch.file("weather.json")
         try Data("old contents that are longer than nothing".utf8).write(to: destination)
-        let form = TestDownloadForm(url: try await DemoServer.url("/weather?city=oslo"), destination: destination)
+        let form = TestDownloadForm(
+            url: try await DemoServer.url("/weather?city=oslo"), destination: destination)
         let file = try await client.download(form).fileURL()
         let weather = try JSONDecoder().decode([String: Weather].self, from: Data(contentsOf: file))
         #expect(weather["data"]?.city == "oslo")
@@ -35,7 +39,8 @@ struct DownloadTests {
 
     @Test("The default destination is a new file in the temporary directory")
     func defaultDestination() async throws {
-        let file = try await client.download(DefaultDestinationForm(url: try await DemoServer.url("/html"))).fileURL()
+        let file = try await client.download(DefaultDestinationForm(url: try await DemoServer.url("/html")))
+            .fileURL()
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(file.path.hasPrefix(FileManager.default.temporaryDirectory.path))
         #expect(String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("<html"))
@@ -45,7 +50,8 @@ struct DownloadTests {
     func notFound() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let form = TestDownloadForm(url: try await DemoServer.url("/status/404"), destination: scratch.file("x"))
+        let form = TestDownloadForm(
+            url: try await DemoServer.url("/status/404"), destination: scratch.file("x"))
         let response = await client.download(form).response()
         #expect(response.error?.statusCode == 404)
         #expect(response.errorBody.map { String(decoding: $0, as: UTF8.self) }?.contains("404") == true)
@@ -57,7 +63,8 @@ struct DownloadTests {
     func cancelCleansUp() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let form = TestDownloadForm(url: try await DemoServer.url("/slow?ms=5000"), destination: scratch.file("slow"))
+        let form = TestDownloadForm(
+            url: try await DemoServer.url("/slow?ms=5000"), destination: scratch.file("slow"))
         let request = client.download(form)
         await request.waitUntilRunning()
         request.cancel()
@@ -100,7 +107,8 @@ struct DownloadTests {
     func invalidURL() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let response = await client.download(TestDownloadForm(url: "nope", destination: scratch.file("x"))).response()
+        let response = await client.download(TestDownloadForm(url: "nope", destination: scratch.file("x")))
+            .response()
         #expect(response.error?.kind == .invalidURL)
         #expect(try scratch.contents().isEmpty)
     }

@@ -1,8 +1,8 @@
+import FormworkTestSupport
 import Foundation
 import Testing
 
 @testable import Formwork
-import FormworkTestSupport
 
 @Suite("Bad input and failures end in a clear NetworkError")
 struct FailureTests {
@@ -15,8 +15,10 @@ struct FailureTests {
 
     @Test(
         "Invalid URL strings fail with invalidURL and never start a task",
-        arguments: ["", "   ", "not a url", "ftp://127.0.0.1/file", "http://", "http//127.0.0.1", "127.0.0.1:80/x",
-            "http://[::1", "mailto:someone@example.com", "://nothing"])
+        arguments: [
+            "", "   ", "not a url", "ftp://127.0.0.1/file", "http://", "http//127.0.0.1", "127.0.0.1:80/x",
+            "http://[::1", "mailto:someone@example.com", "://nothing",
+        ])
     func invalidURL(url: String) async {
         let request = client.request(TestForm(url: url))
         await #expect {
@@ -51,23 +53,28 @@ struct FailureTests {
     @Test("Session default headers are validated too")
     func sessionHeaderInjection() async throws {
         let session = Session { $0.headers = ["X-Bad": "a\r\nb"] }
-        let response = await client.request(TestForm(url: try await DemoServer.url("/echo")), session: session)
-            .handledString()
+        let response = await client.request(
+            TestForm(url: try await DemoServer.url("/echo")), session: session
+        )
+        .handledString()
         #expect(response.error?.kind == .invalidHeader)
     }
 
     @Test("Unsupported parameter values fail with parameterEncodingFailed")
     func badParameters() async throws {
         struct Opaque: Sendable {}
-        let request = client.request(TestForm(url: try await DemoServer.url("/echo"), parameters: ["x": Opaque()]))
+        let request = client.request(
+            TestForm(url: try await DemoServer.url("/echo"), parameters: ["x": Opaque()]))
         let response = await request.handledString()
         #expect(response.error?.kind == .parameterEncodingFailed)
         #expect(request.core.task == nil)
     }
 
-    @Test("A non-JSON body is an invalidJSON error with the body kept", arguments: ["/html", "/json/invalid"])
+    @Test(
+        "A non-JSON body is an invalidJSON error with the body kept", arguments: ["/html", "/json/invalid"])
     func notJSON(path: String) async throws {
-        let response = await client.request(TestForm(url: try await DemoServer.url(path))).handled(Weather.self)
+        let response = await client.request(TestForm(url: try await DemoServer.url(path))).handled(
+            Weather.self)
         #expect(response.error?.kind == .invalidJSON)
         #expect(response.data?.isEmpty == false)
         #expect(response.error?.userMessage(using: plain) == plain.unreadableResponse)
@@ -91,8 +98,10 @@ struct FailureTests {
 
     @Test(
         "4xx and 5xx fail validation, keep the response and body, and read as the right message",
-        arguments: [(400, Words.badRequest), (401, .unauthorized), (403, .forbidden), (404, .notFound),
-            (429, .tooManyRequests), (500, .serverError), (502, .serverError), (503, .serverError)])
+        arguments: [
+            (400, Words.badRequest), (401, .unauthorized), (403, .forbidden), (404, .notFound),
+            (429, .tooManyRequests), (500, .serverError), (502, .serverError), (503, .serverError),
+        ])
     func statusErrors(status: Int, words: Words) async throws {
         let response = await client.request(TestForm(url: try await DemoServer.url("/status/\(status)")))
             .handled(Empty.self)
@@ -110,10 +119,12 @@ struct FailureTests {
     @Test("A business error sent with 500 keeps its envelope for the app to read")
     func businessErrorWith500() async throws {
         let request = client.request(
-            TestForm(url: try await DemoServer.url("/business-error"), parameters: ["status": 500, "code": 5001]))
+            TestForm(
+                url: try await DemoServer.url("/business-error"), parameters: ["status": 500, "code": 5001]))
         let response = await request.handledString()
         #expect(response.error?.statusCode == 500)
-        let envelope = try JSONSerialization.jsonObject(with: try #require(response.error?.data)) as? [String: Any]
+        let envelope =
+            try JSONSerialization.jsonObject(with: try #require(response.error?.data)) as? [String: Any]
         #expect(envelope?["code"] as? Int == 5001)
     }
 
@@ -129,8 +140,10 @@ struct FailureTests {
     @Test("A session without default validation passes a 500 through; a custom validator can refuse a 200")
     func validationConfiguration() async throws {
         let lenient = Session { $0.acceptableStatusCodes = nil }
-        let status = try await client.request(TestForm(url: try await DemoServer.url("/status/500")), session: lenient)
-            .decode(JSONValue.self)
+        let status = try await client.request(
+            TestForm(url: try await DemoServer.url("/status/500")), session: lenient
+        )
+        .decode(JSONValue.self)
         #expect(status["status"] == .number(500))
 
         struct NotSunny: Error {}
@@ -148,7 +161,8 @@ struct FailureTests {
         let form = TestForm(url: try await DemoServer.url("/html"), headers: ["Accept": "application/json"])
         let response = await client.request(form).validate().handledString()
         #expect(response.error?.kind == .validationFailed)
-        let ok = TestForm(url: try await DemoServer.url("/weather?city=x"), headers: ["Accept": "application/json"])
+        let ok = TestForm(
+            url: try await DemoServer.url("/weather?city=x"), headers: ["Accept": "application/json"])
         #expect(await client.request(ok).validate().handledString().error == nil)
     }
 
@@ -188,7 +202,9 @@ struct FailureTests {
         #endif
     }
 
-    @Test("A timeout that is not a positive number is refused", arguments: [0, -1, .nan, .infinity] as [TimeInterval])
+    @Test(
+        "A timeout that is not a positive number is refused",
+        arguments: [0, -1, .nan, .infinity] as [TimeInterval])
     func invalidTimeout(seconds: TimeInterval) async throws {
         let request = client.request(TestForm(url: try await DemoServer.url("/echo"), timeout: seconds))
         let response = await request.handledString()

@@ -1,5 +1,5 @@
-import Foundation
 import FormworkTestSupport
+import Foundation
 import Testing
 
 @testable import Formwork
@@ -27,8 +27,10 @@ struct FaultTests {
 
     @Test("A body cut short (the server lied about its length) is a transport error")
     func cutBody() async throws {
-        let response = await client.request(TestForm(url: try await DemoServer.url("/files/100000?cutAt=5000")))
-            .handledString()
+        let response = await client.request(
+            TestForm(url: try await DemoServer.url("/files/100000?cutAt=5000"))
+        )
+        .handledString()
         #expect(response.error?.kind == .transport)
         #expect(response.error?.isNetworkFailure == true)
     }
@@ -48,8 +50,10 @@ struct FaultTests {
         #expect(slowButAlive == DemoFileContent.bytes(size: 3))
 
         let started = Date()
-        let stopped = await client.request(TestForm(url: try await DemoServer.url("/files/100?rate=1")), session: Session())
-            .deadline(1.5).handledString()
+        let stopped = await client.request(
+            TestForm(url: try await DemoServer.url("/files/100?rate=1")), session: Session()
+        )
+        .deadline(1.5).handledString()
         #expect(stopped.error?.isTimeout == true)
         #expect(Date().timeIntervalSince(started) < 30)  // the trickle alone would take 100 s
     }
@@ -80,9 +84,12 @@ struct FaultTests {
         #expect(response.error?.statusCode == 502)
     }
 
-    @Test("429 with Retry-After waits the time the server asks for, in seconds or as a date", arguments: [false, true])
+    @Test(
+        "429 with Retry-After waits the time the server asks for, in seconds or as a date",
+        arguments: [false, true])
     func retryAfter(asDate: Bool) async throws {
-        let url = try await DemoServer.url("/fault/retry-after?key=\(key())&failures=1&after=2&date=\(asDate ? 1 : 0)")
+        let url = try await DemoServer.url(
+            "/fault/retry-after?key=\(key())&failures=1&after=2&date=\(asDate ? 1 : 0)")
         let monitor = RecordingMonitor()
         let session = Session { $0.eventMonitors = [monitor] }
         // Backoff with its jitter pinned to the top would wait exactly 30 s; the server asks for 2 s.
@@ -135,12 +142,14 @@ struct LifetimeTests {
             _ = try await request.data()
         }
         do {
-            let request = client.request(TestForm(url: try await DemoServer.url("/status/500")), session: session)
+            let request = client.request(
+                TestForm(url: try await DemoServer.url("/status/500")), session: session)
             failed = request
             _ = await request.handledString()
         }
         do {
-            let request = client.request(TestForm(url: try await DemoServer.url("/slow?ms=5000")), session: session)
+            let request = client.request(
+                TestForm(url: try await DemoServer.url("/slow?ms=5000")), session: session)
             cancelled = request
             await request.waitUntilRunning()
             request.cancel()
@@ -157,9 +166,11 @@ struct LifetimeTests {
     func noFilesLeft() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let ok = TestDownloadForm(url: try await DemoServer.url("/files/100000"), destination: scratch.file("ok"))
+        let ok = TestDownloadForm(
+            url: try await DemoServer.url("/files/100000"), destination: scratch.file("ok"))
         _ = try await client.download(ok).fileURL()
-        let failed = TestDownloadForm(url: try await DemoServer.url("/status/404"), destination: scratch.file("nf"))
+        let failed = TestDownloadForm(
+            url: try await DemoServer.url("/status/404"), destination: scratch.file("nf"))
         _ = await client.download(failed).response()
         var form = MultipartFormData()
         form.append(DemoFileContent.bytes(size: 50_000), name: "file", fileName: "f.bin")
@@ -177,8 +188,10 @@ struct LifetimeTests {
         let failures = await withTaskGroup(of: Bool.self) { group in
             for id in 0..<2000 {
                 group.addTask {
-                    let echo = try? await Client().request(TestForm(url: url, parameters: ["id": id]), session: session)
-                        .decode(Echo.self)
+                    let echo = try? await Client().request(
+                        TestForm(url: url, parameters: ["id": id]), session: session
+                    )
+                    .decode(Echo.self)
                     return echo?.queryItems["id"] == [String(id)]
                 }
             }

@@ -1,5 +1,5 @@
-import Foundation
 import FormworkTestSupport
+import Foundation
 import Testing
 
 @testable import Formwork
@@ -19,7 +19,8 @@ struct SortedParameterSigner: RequestAdapter {
     func adapt(_ request: URLRequest) async throws -> URLRequest {
         var request = request
         let items = URLComponents(url: request.url!, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        let canonical = items.sorted { $0.name < $1.name }.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
+        let canonical = items.sorted { $0.name < $1.name }.map { "\($0.name)=\($0.value ?? "")" }.joined(
+            separator: "&")
         request.setValue(Self.digest(canonical + secret), forHTTPHeaderField: "X-Signature")
         return request
     }
@@ -55,7 +56,9 @@ struct InterceptorTests {
     func adapterOrder() async throws {
         let session = Session {
             $0.adapters = [
-                BaseParameters(items: [URLQueryItem(name: "app", value: "demo"), URLQueryItem(name: "v", value: "2")])
+                BaseParameters(items: [
+                    URLQueryItem(name: "app", value: "demo"), URLQueryItem(name: "v", value: "2"),
+                ])
             ]
         }
         let form = TestForm(url: try await DemoServer.url("/echo"), parameters: ["city": "rome"])
@@ -153,15 +156,18 @@ struct InterceptorTests {
 
         let attempts = AttemptCounter()
         let session = Session { $0.deadline = 0.5 }
-        let retrying = await client.request(TestForm(url: try await DemoServer.url("/status/503")), session: session)
-            .adapt(attempts).retry(Retrier { _ in .retry(after: 30) }).handledString()
+        let retrying = await client.request(
+            TestForm(url: try await DemoServer.url("/status/503")), session: session
+        )
+        .adapt(attempts).retry(Retrier { _ in .retry(after: 30) }).handledString()
         #expect(retrying.error?.isTimeout == true)
         #expect(attempts.counter.count == 1)
     }
 
     @Test("A request that finishes in time is not affected by its deadline")
     func deadlineMet() async throws {
-        let text = try await client.request(TestForm(url: try await DemoServer.url("/echo"))).deadline(30).string()
+        let text = try await client.request(TestForm(url: try await DemoServer.url("/echo"))).deadline(30)
+            .string()
         #expect(text.contains("GET"))
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import FormworkTestSupport
+import Foundation
 import Testing
 
 @testable import Formwork
@@ -74,8 +74,10 @@ struct ObservabilityTests {
         let session = Session { $0.eventMonitors = [logger] }
         let form = TestForm(
             url: try await DemoServer.url("/echo"),
-            headers: ["Authorization": "Bearer secret-1", "Cookie": "sid=secret-2", "X-Api-Key": "secret-3",
-                "X-Visible": "shown"],
+            headers: [
+                "Authorization": "Bearer secret-1", "Cookie": "sid=secret-2", "X-Api-Key": "secret-3",
+                "X-Visible": "shown",
+            ],
             parameters: ["token": "secret-4", "city": "rome"])
         _ = try await client.request(form, session: session).data()
         let text = sink.lines.joined(separator: "\n")
@@ -114,7 +116,8 @@ struct ObservabilityTests {
         let same = try await client.request(sameHost).decode(Echo.self)
         #expect(same.headers["authorization"] == "Bearer secret")
 
-        let crossHost = TestForm(url: base + "/redirect", headers: headers, parameters: ["to": otherHost + "/echo"])
+        let crossHost = TestForm(
+            url: base + "/redirect", headers: headers, parameters: ["to": otherHost + "/echo"])
         let cross = try await client.request(crossHost).decode(Echo.self)
         #expect(cross.headers["x-other"] == "kept")
         #expect(cross.headers["authorization"] == nil)

@@ -1,5 +1,5 @@
-import Foundation
 import FormworkTestSupport
+import Foundation
 import Testing
 
 @testable import Formwork
@@ -11,8 +11,10 @@ enum TagCounters {
     }
 
     static func read(_ tag: String) async throws -> TagStats {
-        try await Client().request(TestForm(url: try await DemoServer.url("/stats"), parameters: ["tag": tag]))
-            .decode(Reply.self).tag
+        try await Client().request(
+            TestForm(url: try await DemoServer.url("/stats"), parameters: ["tag": tag])
+        )
+        .decode(Reply.self).tag
     }
 }
 
@@ -35,11 +37,14 @@ struct ResumeTests {
 
     private func uniqueTag() -> String { "t\(UUID().uuidString.prefix(12))" }
 
-    @Test("Downloads of several sizes are byte-identical to the server's file", arguments: [0, 1, 65_537, 5_000_000])
+    @Test(
+        "Downloads of several sizes are byte-identical to the server's file",
+        arguments: [0, 1, 65_537, 5_000_000])
     func sizes(size: Int64) async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let form = TestDownloadForm(url: try await DemoServer.url("/files/\(size)"), destination: scratch.file("f"))
+        let form = TestDownloadForm(
+            url: try await DemoServer.url("/files/\(size)"), destination: scratch.file("f"))
         let file = try await client.download(form).fileURL()
         #expect(try await matchesServerFile(file, size: size))
         #expect(try scratch.contents() == ["f"])
@@ -52,7 +57,8 @@ struct ResumeTests {
         let size: Int64 = 8_000_000
         let (firstTag, secondTag) = (uniqueTag(), uniqueTag())
         let cut = TestDownloadForm(
-            url: try await DemoServer.url("/files/\(size)?cutAt=\(size / 2)&tag=\(firstTag)"), destination: scratch.file("big"))
+            url: try await DemoServer.url("/files/\(size)?cutAt=\(size / 2)&tag=\(firstTag)"),
+            destination: scratch.file("big"))
         let failed = await client.download(cut).response()
         let error = try #require(failed.error)
         #expect(error.isNetworkFailure)
@@ -111,7 +117,8 @@ struct ResumeTests {
         #expect(FileManager.default.fileExists(atPath: resumeData.partialFileURL.path))
 
         let form = ResumeForm(
-            resumeData: resumeData, url: try await DemoServer.url("/files/\(size)"), destination: scratch.file("slow"))
+            resumeData: resumeData, url: try await DemoServer.url("/files/\(size)"),
+            destination: scratch.file("slow"))
         #expect(try await matchesServerFile(try await client.download(form).fileURL(), size: size))
         #expect(try scratch.contents() == ["slow"])
     }
@@ -136,7 +143,8 @@ struct ResumeTests {
         defer { scratch.remove() }
         let size: Int64 = 1_000_000
         let cut = TestDownloadForm(
-            url: try await DemoServer.url("/files/\(size)?cutAt=400000&version=1"), destination: scratch.file("v"))
+            url: try await DemoServer.url("/files/\(size)?cutAt=400000&version=1"),
+            destination: scratch.file("v"))
         let resumeData = try #require(await client.download(cut).response().resumeData)
         let form = ResumeForm(
             resumeData: resumeData, url: try await DemoServer.url("/files/\(size)?version=2"),
@@ -170,7 +178,8 @@ struct ResumeTests {
         let size: Int64 = 4_000_000
         let tag = uniqueTag()
         let form = TestDownloadForm(
-            url: try await DemoServer.url("/files/\(size)?cutAt=\(size / 2)&tag=\(tag)"), destination: scratch.file("r"))
+            url: try await DemoServer.url("/files/\(size)?cutAt=\(size / 2)&tag=\(tag)"),
+            destination: scratch.file("r"))
         let request = client.download(form).retry(RetryPolicy(baseDelay: 0.01))
         #expect(try await matchesServerFile(try await request.fileURL(), size: size))
         let stats = try await TagCounters.read(tag)
@@ -185,7 +194,8 @@ struct ResumeTests {
         defer { scratch.remove() }
         let recorder = ProgressRecorder()
         let size: Int64 = 16_000_000
-        let form = TestDownloadForm(url: try await DemoServer.url("/files/\(size)"), destination: scratch.file("p"))
+        let form = TestDownloadForm(
+            url: try await DemoServer.url("/files/\(size)"), destination: scratch.file("p"))
         let response = await withCheckedContinuation { continuation in
             client.download(form).progress(recorder).response { continuation.resume(returning: $0) }
         }

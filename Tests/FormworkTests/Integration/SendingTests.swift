@@ -1,8 +1,8 @@
+import FormworkTestSupport
 import Foundation
 import Testing
 
 @testable import Formwork
-import FormworkTestSupport
 
 @Suite("Sending forms to the demo server")
 struct SendingTests {
@@ -26,7 +26,8 @@ struct SendingTests {
     @Test("A POST with the default encoding sends a form body")
     func postFormBody() async throws {
         let form = TestForm(
-            url: try await DemoServer.url("/echo"), method: .post, parameters: ["name": "Ada & Bob", "age": 36])
+            url: try await DemoServer.url("/echo"), method: .post,
+            parameters: ["name": "Ada & Bob", "age": 36])
         let echo = try await client.request(form).decode(Echo.self)
         #expect(echo.method == "POST")
         #expect(echo.contentType?.hasPrefix("application/x-www-form-urlencoded") == true)
@@ -39,7 +40,8 @@ struct SendingTests {
     func jsonBody() async throws {
         let form = TestForm(
             url: try await DemoServer.url("/echo"), method: .put,
-            parameters: ["user": ["name": "Ada", "langs": ["swift", "c"]] as Parameters, "active": false], encoding: .json)
+            parameters: ["user": ["name": "Ada", "langs": ["swift", "c"]] as Parameters, "active": false],
+            encoding: .json)
         let echo = try await client.request(form).decode(Echo.self)
         #expect(echo.method == "PUT")
         #expect(echo.contentType == "application/json")
@@ -66,7 +68,9 @@ struct SendingTests {
     @Test("Form headers are sent, merged over the session's defaults (case-insensitively)")
     func headers() async throws {
         let session = Session { $0.headers = ["X-Client": "tests", "X-Token": "session"] }
-        let form = TestForm(url: try await DemoServer.url("/echo"), headers: ["x-token": "form", "Accept": "application/json"])
+        let form = TestForm(
+            url: try await DemoServer.url("/echo"),
+            headers: ["x-token": "form", "Accept": "application/json"])
         let echo = try await client.request(form, session: session).decode(Echo.self)
         #expect(echo.headers["x-client"] == "tests")
         #expect(echo.headers["x-token"] == "form")
@@ -85,8 +89,10 @@ struct SendingTests {
     @Test("HEAD and every other method reach the server as written")
     func methods() async throws {
         for method in [HTTPMethod.get, .post, .put, .patch, .delete, .options] {
-            let echo = try await client.request(TestForm(url: try await DemoServer.url("/echo"), method: method))
-                .decode(Echo.self)
+            let echo = try await client.request(
+                TestForm(url: try await DemoServer.url("/echo"), method: method)
+            )
+            .decode(Echo.self)
             #expect(echo.method == method.rawValue)
         }
         let head = client.request(TestForm(url: try await DemoServer.url("/empty?status=200"), method: .head))
@@ -140,8 +146,10 @@ struct DecodingTests {
 
     @Test(
         "Empty bodies decode as Empty for 204, 205, HEAD and a 200 with Content-Length 0",
-        arguments: [("/empty?status=204", HTTPMethod.get), ("/empty?status=205", .get), ("/empty?status=200", .get),
-            ("/empty?status=200", .head)])
+        arguments: [
+            ("/empty?status=204", HTTPMethod.get), ("/empty?status=205", .get), ("/empty?status=200", .get),
+            ("/empty?status=200", .head),
+        ])
     func emptyBodies(path: String, method: HTTPMethod) async throws {
         let request = client.request(TestForm(url: try await DemoServer.url(path), method: method))
         #expect(try await request.decode(Empty.self) == Empty())

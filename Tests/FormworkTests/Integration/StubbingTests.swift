@@ -13,10 +13,14 @@ struct StubbingTests {
         let stubs = StubRegistry()
         stubs.stub(
             .get, api + "/weather",
-            .json(#"{"data":{"code":"200","message":"OK","city":"rome","temperature":21,"condition":"Sunny","forecast":[]}}"#))
+            .json(
+                #"{"data":{"code":"200","message":"OK","city":"rome","temperature":21,"condition":"Sunny","forecast":[]}}"#
+            ))
         let session = Session(stubs: stubs)
-        let weather = try await client.request(TestForm(url: api + "/weather", parameters: ["city": "rome"]), session: session)
-            .decode(Weather.self, atKeyPath: "data")
+        let weather = try await client.request(
+            TestForm(url: api + "/weather", parameters: ["city": "rome"]), session: session
+        )
+        .decode(Weather.self, atKeyPath: "data")
         #expect(weather.city == "rome")
         #expect(stubs.requests.count == 1)
         #expect(stubs.requests.first?.url?.query == "city=rome")
@@ -25,13 +29,16 @@ struct StubbingTests {
     @Test("Validation and retries run as for real responses: 503, 503, then 200")
     func retriesOverSequence() async throws {
         let stubs = StubRegistry()
-        stubs.stub(.get, api + "/flaky", [.text("busy", statusCode: 503), .text("busy", statusCode: 503), .json("{}")])
+        stubs.stub(
+            .get, api + "/flaky",
+            [.text("busy", statusCode: 503), .text("busy", statusCode: 503), .json("{}")])
         let monitor = RecordingMonitor()
         var configuration = Session.Configuration()
         configuration.retrier = RetryPolicy(baseDelay: 0.01)
         configuration.eventMonitors = [monitor]
         let session = Session(stubs: stubs, configuration: configuration)
-        let value = try await client.request(TestForm(url: api + "/flaky"), session: session).decode(Empty.self)
+        let value = try await client.request(TestForm(url: api + "/flaky"), session: session).decode(
+            Empty.self)
         #expect(value == Empty())
         #expect(stubs.requests.count == 3)
         #expect(monitor.events.filter { $0.hasPrefix("retry") } == ["retry 1", "retry 2"])
@@ -74,7 +81,8 @@ struct StubbingTests {
         stubs.stub(.get, api + "/file.bin", StubResponse(body: body, chunkSize: 10_000))
         let recorder = ProgressRecorder()
         let request = client.download(
-            TestDownloadForm(url: api + "/file.bin", destination: scratch.file("file.bin")), session: Session(stubs: stubs))
+            TestDownloadForm(url: api + "/file.bin", destination: scratch.file("file.bin")),
+            session: Session(stubs: stubs))
         let response = await withCheckedContinuation { continuation in
             request.progress(recorder).response { continuation.resume(returning: $0) }
         }
@@ -99,10 +107,14 @@ struct StubbingTests {
     @Test("Dynamic stubs see the request")
     func dynamic() async throws {
         let stubs = StubRegistry()
-        stubs.stub(where: { $0.url?.path == "/echo-method" }) { request in .text(request.httpMethod ?? "?") }
+        stubs.stub(
+            where: { $0.url?.path == "/echo-method" },
+            respond: { request in .text(request.httpMethod ?? "?") })
         let session = Session(stubs: stubs)
-        let text = try await client.request(TestForm(url: api + "/echo-method", method: .delete), session: session)
-            .string()
+        let text = try await client.request(
+            TestForm(url: api + "/echo-method", method: .delete), session: session
+        )
+        .string()
         #expect(text == "DELETE")
     }
 }

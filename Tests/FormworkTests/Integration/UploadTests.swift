@@ -1,5 +1,5 @@
-import Foundation
 import FormworkTestSupport
+import Foundation
 import Testing
 
 @testable import Formwork
@@ -11,11 +11,13 @@ struct UploadTests {
     @Test("Data uploads are POSTed with application/octet-stream unless the form says otherwise")
     func dataUpload() async throws {
         let url = try await DemoServer.url("/echo")
-        let echo = try await client.upload(TestDataUpload(url: url, data: Data("hello, 上海".utf8))).decode(Echo.self)
+        let echo = try await client.upload(TestDataUpload(url: url, data: Data("hello, 上海".utf8))).decode(
+            Echo.self)
         #expect(echo.method == "POST")
         #expect(echo.body == "hello, 上海")
         #expect(echo.contentType == "application/octet-stream")
-        let typed = TestDataUpload(url: url, data: Data(#"{"a":1}"#.utf8), headers: ["Content-Type": "application/json"])
+        let typed = TestDataUpload(
+            url: url, data: Data(#"{"a":1}"#.utf8), headers: ["Content-Type": "application/json"])
         let json = try await client.upload(typed).decode(Echo.self)
         #expect(json.contentType == "application/json")
         #expect(json.json?["a"] == .number(1))
@@ -28,8 +30,10 @@ struct UploadTests {
         let file = scratch.file("notes.txt")
         let text = String(repeating: "Formwork uploads files in constant memory.\n", count: 2000)
         try Data(text.utf8).write(to: file)
-        let echo = try await client.upload(TestFileUpload(url: try await DemoServer.url("/echo"), fileURL: file))
-            .decode(Echo.self)
+        let echo = try await client.upload(
+            TestFileUpload(url: try await DemoServer.url("/echo"), fileURL: file)
+        )
+        .decode(Echo.self)
         #expect(echo.method == "PUT")
         #expect(echo.bodyLength == text.utf8.count)
         #expect(echo.body == text)

@@ -1,5 +1,5 @@
-import Foundation
 import FormworkTestSupport
+import Foundation
 import Testing
 
 @testable import Formwork
@@ -46,11 +46,13 @@ struct UploadVerificationTests {
         #expect(!data.chunked)
 
         let file = try scratch.write(payload, to: "payload.bin")
-        let fromFile = try await client.upload(TestFileUpload(url: url, fileURL: file)).decode(UploadReport.self)
+        let fromFile = try await client.upload(TestFileUpload(url: url, fileURL: file)).decode(
+            UploadReport.self)
         #expect(fromFile.md5 == digest)
         #expect(fromFile.bytes == 3_000_000)
 
-        let stream = try await client.upload(TestStreamUpload(url: url, payload: payload)).decode(UploadReport.self)
+        let stream = try await client.upload(TestStreamUpload(url: url, payload: payload)).decode(
+            UploadReport.self)
         #expect(stream.md5 == digest)
         #expect(stream.chunked)
     }
@@ -66,8 +68,10 @@ struct UploadVerificationTests {
         form.append(photo, name: "avatar")
         form.append(notes, name: "notes", fileName: "notes.txt", mimeType: "text/plain")
         form.append(Data([0, 1, 2]), name: "blob", fileName: "blob")
-        let report = try await client.upload(TestMultipartUpload(url: try await DemoServer.url("/upload"), multipartFormData: form))
-            .decode(UploadReport.self)
+        let report = try await client.upload(
+            TestMultipartUpload(url: try await DemoServer.url("/upload"), multipartFormData: form)
+        )
+        .decode(UploadReport.self)
         #expect(report.contentType?.hasPrefix("multipart/form-data; boundary=") == true)
         #expect(report.bytes == form.contentLength)
         let parts = try #require(report.parts)
@@ -89,7 +93,9 @@ struct UploadVerificationTests {
         let big = scratch.file("video.mp4")
         let size: Int64 = 200_000_000
         let expectedDigest = try await offPool { () throws -> String in
-            guard FileManager.default.createFile(atPath: big.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+            guard FileManager.default.createFile(atPath: big.path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
             let handle = try FileHandle(forWritingTo: big)
             var offset: Int64 = 0
             while offset < size {
@@ -105,7 +111,8 @@ struct UploadVerificationTests {
         form.append(Data("holiday".utf8), name: "title")
         form.append(big, name: "video")
         let upload = TestMultipartUpload(
-            url: try await DemoServer.url("/upload"), multipartFormData: form, encodingMemoryThreshold: 1_000_000,
+            url: try await DemoServer.url("/upload"), multipartFormData: form,
+            encodingMemoryThreshold: 1_000_000,
             encodingDirectory: encoding)
         let request = client.upload(upload)
         var sawTemporaryFile = false

@@ -1,6 +1,7 @@
-@testable import Formwork
 import FormworkTestSupport
 import Foundation
+
+@testable import Formwork
 
 /// A form whose every part is set by the test.
 struct TestForm: RequestFormable {
@@ -107,7 +108,9 @@ extension Request {
 
 extension DataResponding {
     /// Waits for a `responseDecodable` handler (which runs on the main actor) and returns what it got.
-    func handled<T: Decodable & Sendable>(_ type: T.Type, atKeyPath keyPath: String? = nil) async -> DataResponse<T> {
+    func handled<T: Decodable & Sendable>(_ type: T.Type, atKeyPath keyPath: String? = nil) async
+        -> DataResponse<T>
+    {
         await withCheckedContinuation { continuation in
             responseDecodable(of: type, atKeyPath: keyPath) { continuation.resume(returning: $0) }
         }

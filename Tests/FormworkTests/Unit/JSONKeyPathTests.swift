@@ -47,7 +47,8 @@ struct JSONKeyPathTests {
     @Test(
         "Refuses malformed documents, even when the path was found before the damage",
         arguments: [
-            #"{"data": not json"#, #"{"data": 1"#, #"{"data": 1} trailing"#, "", "   ", #"{"data": "unterminated}"#,
+            #"{"data": not json"#, #"{"data": 1"#, #"{"data": 1} trailing"#, "", "   ",
+            #"{"data": "unterminated}"#,
             #"{"data": 01}"#, #"{"data": 1.}"#, #"{"data": "bad \x escape"}"#, "{\"data\": \"tab\there\"}",
             #"{"data": tru}"#, #"{data: 1}"#, #"{"a":1,}"#, "[1,2,]", String(repeating: "[", count: 600),
         ])

@@ -44,7 +44,8 @@ struct NetworkErrorMessageTests {
 
     private func status(_ code: Int) -> NetworkError {
         let response = HTTPURLResponse(
-            url: URL(string: "http://127.0.0.1/x")!, statusCode: code, httpVersion: "HTTP/1.1", headerFields: nil)
+            url: URL(string: "http://127.0.0.1/x")!, statusCode: code, httpVersion: "HTTP/1.1",
+            headerFields: nil)
         return NetworkError(.unacceptableStatusCode, failureReason: "status", response: response)
     }
 
@@ -73,7 +74,8 @@ struct NetworkErrorMessageTests {
         "HTTP statuses are sorted by class",
         arguments: [
             (400, Words.badRequest), (401, Words.unauthorized), (403, Words.forbidden), (404, Words.notFound),
-            (408, Words.tooManyRequests), (429, Words.tooManyRequests), (418, Words.clientError), (500, Words.serverError),
+            (408, Words.tooManyRequests), (429, Words.tooManyRequests), (418, Words.clientError),
+            (500, Words.serverError),
             (503, Words.serverError), (302, Words.unexpectedStatus),
         ])
     func statusClasses(code: Int, expected: Words) {
@@ -102,7 +104,8 @@ struct NetworkErrorMessageTests {
         let invalid = NetworkError(.invalidURL, failureReason: "bad")
         #expect(invalid.userMessage(using: plain) == plain.invalidRequest)
         let business = NetworkError(
-            .business, failureReason: "b", underlyingError: BusinessError(code: "1001", message: "Insufficient balance"))
+            .business, failureReason: "b",
+            underlyingError: BusinessError(code: "1001", message: "Insufficient balance"))
         #expect(business.userMessage(using: plain) == "Insufficient balance")
         #expect(business.businessCode == "1001")
     }

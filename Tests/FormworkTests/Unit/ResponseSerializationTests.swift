@@ -18,7 +18,8 @@ struct ResponseSerializationTests {
         request.httpMethod = method
         return RequestOutcome(
             request: request,
-            response: HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers),
+            response: HTTPURLResponse(
+                url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers),
             data: body.map { Data($0.utf8) }, error: nil, attempt: 1, duration: 0)
     }
 
@@ -51,7 +52,8 @@ struct ResponseSerializationTests {
     @Test("A wrong shape is a decodingFailed error that says where")
     func wrongShape() {
         let result = ResponseSerialization.decode(
-            Item.self, outcome(#"{"data":{"id":"one","title":"a"}}"#), keyPath: "data", decoder: JSONDecoder())
+            Item.self, outcome(#"{"data":{"id":"one","title":"a"}}"#), keyPath: "data", decoder: JSONDecoder()
+        )
         #expect(result.failureKind == .decodingFailed)
         #expect(result.failureReason?.contains("id") == true)
     }
@@ -63,8 +65,12 @@ struct ResponseSerializationTests {
         ] as [(Int, String, [String: String])])
     func emptyAllowed(status: Int, method: String, headers: [String: String]) throws {
         let empty = outcome(nil, status: status, method: method, headers: headers)
-        #expect(try ResponseSerialization.decode(Empty.self, empty, keyPath: nil, decoder: JSONDecoder()).get() == Empty())
-        #expect(try ResponseSerialization.decode(Item?.self, empty, keyPath: nil, decoder: JSONDecoder()).get() == nil)
+        #expect(
+            try ResponseSerialization.decode(Empty.self, empty, keyPath: nil, decoder: JSONDecoder()).get()
+                == Empty())
+        #expect(
+            try ResponseSerialization.decode(Item?.self, empty, keyPath: nil, decoder: JSONDecoder()).get()
+                == nil)
         #expect(try ResponseSerialization.data(empty).get() == Data())
         #expect(try ResponseSerialization.string(empty, encoding: nil).get() == "")
     }
@@ -73,11 +79,13 @@ struct ResponseSerializationTests {
     func emptyRefused() {
         let noContent = outcome(nil, status: 204)
         #expect(
-            ResponseSerialization.decode(Item.self, noContent, keyPath: nil, decoder: JSONDecoder()).failureKind
+            ResponseSerialization.decode(Item.self, noContent, keyPath: nil, decoder: JSONDecoder())
+                .failureKind
                 == .emptyResponse)
         let plain200 = outcome("", status: 200)
         #expect(
-            ResponseSerialization.decode(Item?.self, plain200, keyPath: nil, decoder: JSONDecoder()).failureKind
+            ResponseSerialization.decode(Item?.self, plain200, keyPath: nil, decoder: JSONDecoder())
+                .failureKind
                 == .emptyResponse)
     }
 
@@ -86,7 +94,8 @@ struct ResponseSerializationTests {
         #expect(try ResponseSerialization.string(outcome("上海"), encoding: nil).get() == "上海")
         var latin = outcome(nil, headers: ["Content-Type": "text/plain; charset=iso-8859-1"])
         latin = RequestOutcome(
-            request: latin.request, response: latin.response, data: Data([0x63, 0x61, 0x66, 0xE9]), error: nil,
+            request: latin.request, response: latin.response, data: Data([0x63, 0x61, 0x66, 0xE9]),
+            error: nil,
             attempt: 1, duration: 0)
         #expect(try ResponseSerialization.string(latin, encoding: nil).get() == "café")
         let invalid = RequestOutcome(
@@ -97,10 +106,13 @@ struct ResponseSerializationTests {
     @Test("An earlier failure passes through every serializer unchanged")
     func failurePassesThrough() {
         let error = NetworkError(.transport, failureReason: "down", underlyingError: URLError(.timedOut))
-        let failed = RequestOutcome(request: nil, response: nil, data: nil, error: error, attempt: 1, duration: 0)
+        let failed = RequestOutcome(
+            request: nil, response: nil, data: nil, error: error, attempt: 1, duration: 0)
         #expect(ResponseSerialization.data(failed).failureKind == .transport)
         #expect(ResponseSerialization.string(failed, encoding: nil).failureKind == .transport)
-        #expect(ResponseSerialization.decode(Item.self, failed, keyPath: "data", decoder: JSONDecoder()).failureKind == .transport)
+        #expect(
+            ResponseSerialization.decode(Item.self, failed, keyPath: "data", decoder: JSONDecoder())
+                .failureKind == .transport)
     }
 }
 

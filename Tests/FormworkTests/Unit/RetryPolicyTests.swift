@@ -21,7 +21,8 @@ struct RetryPolicyTests {
             if let urlError {
                 .transport(URLError(urlError), request: request, response: nil, data: nil)
             } else {
-                NetworkError(.unacceptableStatusCode, failureReason: "status", request: request, response: response)
+                NetworkError(
+                    .unacceptableStatusCode, failureReason: "status", request: request, response: response)
             }
         return RetryContext(request: request, response: response, error: error, retryCount: retryCount)
     }
@@ -51,10 +52,13 @@ struct RetryPolicyTests {
         #expect(policy.delayRange(forRetry: 2) == 0...2)
         #expect(policy.delayRange(forRetry: 3) == 0...3)
         #expect(policy.delayRange(forRetry: 500) == 0...3)
-        #expect(topOfRange.decision(for: context(status: 503, retryCount: 1), now: Date()) == .retry(after: 1))
+        #expect(
+            topOfRange.decision(for: context(status: 503, retryCount: 1), now: Date()) == .retry(after: 1))
     }
 
-    @Test("Retryable statuses and transient transport errors are retried", arguments: [408, 429, 500, 502, 503, 504])
+    @Test(
+        "Retryable statuses and transient transport errors are retried",
+        arguments: [408, 429, 500, 502, 503, 504])
     func retryableStatus(status: Int) {
         #expect(topOfRange.decision(for: context(status: status), now: Date()) == .retry(after: 0.5))
     }
@@ -68,7 +72,8 @@ struct RetryPolicyTests {
         "Transient URL errors are retried; others are not",
         arguments: [
             (URLError.Code.timedOut, true), (.networkConnectionLost, true), (.cannotConnectToHost, true),
-            (.unknown, true), (.notConnectedToInternet, true), (.badURL, false), (.secureConnectionFailed, false),
+            (.unknown, true), (.notConnectedToInternet, true), (.badURL, false),
+            (.secureConnectionFailed, false),
             (.userAuthenticationRequired, false),
         ])
     func transport(code: URLError.Code, retried: Bool) {
@@ -80,7 +85,8 @@ struct RetryPolicyTests {
     func notRetried() {
         #expect(RetryPolicy().decision(for: context(urlError: .cancelled), now: Date()) == .doNotRetry)
         #expect(RetryPolicy().decision(for: context(method: "POST", status: 503), now: Date()) == .doNotRetry)
-        #expect(RetryPolicy().decision(for: context(method: "PATCH", status: 503), now: Date()) == .doNotRetry)
+        #expect(
+            RetryPolicy().decision(for: context(method: "PATCH", status: 503), now: Date()) == .doNotRetry)
         #expect(RetryPolicy().decision(for: context(status: 503, retryCount: 2), now: Date()) == .doNotRetry)
         #expect(RetryPolicy(retryLimit: 0).decision(for: context(status: 503), now: Date()) == .doNotRetry)
     }
@@ -88,14 +94,20 @@ struct RetryPolicyTests {
     @Test("Retry-After in seconds or as an HTTP date sets the delay, capped")
     func retryAfter() {
         let now = Date(timeIntervalSince1970: 1_700_000_000)
-        #expect(RetryPolicy().decision(for: context(status: 429, retryAfter: "7"), now: now) == .retry(after: 7))
+        #expect(
+            RetryPolicy().decision(for: context(status: 429, retryAfter: "7"), now: now) == .retry(after: 7))
         let date = HTTPDate.string(from: now.addingTimeInterval(12))
-        #expect(RetryPolicy().decision(for: context(status: 503, retryAfter: date), now: now) == .retry(after: 12))
+        #expect(
+            RetryPolicy().decision(for: context(status: 503, retryAfter: date), now: now) == .retry(after: 12)
+        )
         let capped = RetryPolicy(maximumDelay: 5)
         #expect(capped.decision(for: context(status: 429, retryAfter: "3600"), now: now) == .retry(after: 5))
         #expect(RetryPolicy.retryAfter("Sun, 06 Nov 1994 08:49:37 GMT", now: now) == 0)
-        #expect(RetryPolicy.retryAfter("Sunday, 06-Nov-94 08:49:37 GMT", now: Date(timeIntervalSince1970: 0)) != nil)
-        #expect(RetryPolicy.retryAfter("Sun Nov  6 08:49:37 1994", now: Date(timeIntervalSince1970: 0)) != nil)
+        #expect(
+            RetryPolicy.retryAfter("Sunday, 06-Nov-94 08:49:37 GMT", now: Date(timeIntervalSince1970: 0))
+                != nil)
+        #expect(
+            RetryPolicy.retryAfter("Sun Nov  6 08:49:37 1994", now: Date(timeIntervalSince1970: 0)) != nil)
         #expect(RetryPolicy.retryAfter("-5", now: now) == nil)
         #expect(RetryPolicy.retryAfter("soon", now: now) == nil)
     }

@@ -71,18 +71,23 @@ struct MemoryCheck {
         return arguments[index + 1]
     }
 
-    static func download(size: Int64, from base: String) async throws -> Int64 {
-        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("memorycheck-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: destination) }
-        let request = Session.default.download(FileForm(url: "\(base)/files/\(size)", destination: destination))
+    /// Prints a line at every tenth of the transfer, with the peak RSS so far.
+    static func printProgress(of request: some Request, label: String) async {
         var reported = 0
         for await progress in request.progressUpdates {
             let tenth = Int((progress.fractionCompleted ?? 0) * 10)
             if tenth > reported {
                 reported = tenth
-                print("  download \(tenth * 10) % (peak RSS \(formatBytes(peakResidentBytes())))")
+                print("  \(label) \(tenth * 10) % (peak RSS \(formatBytes(peakResidentBytes())))")
             }
         }
+    }
+
+    static func download(size: Int64, from base: String) async throws -> Int64 {
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("memorycheck-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let request = Session.default.download(FileForm(url: "\(base)/files/\(size)", destination: destination))
+        await printProgress(of: request, label: "download")
         let file = try await request.fileURL()
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
         return (attributes[.size] as? NSNumber)?.int64Value ?? -1
@@ -107,14 +112,7 @@ struct MemoryCheck {
         form.append(Data("memory check".utf8), name: "title")
         form.append(source, name: "video")
         let request = Session.default.upload(VideoUpload(url: "\(base)/upload?md5=0", multipartFormData: form))
-        var reported = 0
-        for await progress in request.progressUpdates {
-            let tenth = Int((progress.fractionCompleted ?? 0) * 10)
-            if tenth > reported {
-                reported = tenth
-                print("  upload \(tenth * 10) % (peak RSS \(formatBytes(peakResidentBytes())))")
-            }
-        }
+        await printProgress(of: request, label: "upload")
         struct Reply: Decodable, Sendable {
             struct Part: Decodable, Sendable { let bytes: Int64 }
             let parts: [Part]?

@@ -9,25 +9,7 @@ import Testing
 struct UploadServerTests {
     private let session = URLSession(configuration: .ephemeral)
 
-    /// What `/upload` answers.
-    struct Reply: Decodable {
-        struct Part: Decodable, Equatable {
-            let name: String?
-            let fileName: String?
-            let contentType: String?
-            let bytes: Int64
-            let md5: String?
-        }
-
-        let method: String
-        let bytes: Int64
-        let md5: String?
-        let contentType: String?
-        let contentLength: Int64?
-        let chunked: Bool
-        let parts: [Part]?
-        let error: String?
-    }
+    typealias Reply = UploadReport
 
     private func request(_ path: String, method: String = "POST", contentType: String? = nil) async throws
         -> URLRequest

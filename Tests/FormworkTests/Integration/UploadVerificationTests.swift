@@ -14,11 +14,14 @@ struct UploadReport: Decodable, Sendable {
         let md5: String?
     }
 
+    let method: String
     let bytes: Int64
     let md5: String?
     let contentType: String?
+    let contentLength: Int64?
     let chunked: Bool
     let parts: [Part]?
+    let error: String?
 }
 
 struct TestMultipartUpload: UploadMultipartFormable {

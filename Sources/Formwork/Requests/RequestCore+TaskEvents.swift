@@ -111,6 +111,10 @@ extension RequestCore {
                 underlyingError: URLError(.badServerResponse), request: request, data: data)
         }
         guard let failure else {
+            if let file = sink as? DownloadFile, file.wantsNextSegment() {
+                restartAttemptNow(after: attempt)
+                return
+            }
             if let final = finalProgress(attempt: attempt) {
                 updateProgress(final, attempt: attempt)
             }

@@ -15,7 +15,8 @@ extension Session {
         if let resume = form as? any DownloadResumeFormable {
             return download(resume, isolation: isolation)
         }
-        return makeDownload(form, file: DownloadFile(destination: form.destination), isolation: isolation)
+        let file = DownloadFile(destination: form.destination, segmentSize: configuration.downloadSegmentSize)
+        return makeDownload(form, file: file, isolation: isolation)
     }
 
     /// Continues an interrupted download from its resume data, fetching only the missing bytes.
@@ -27,7 +28,9 @@ extension Session {
     public func download(_ form: some DownloadResumeFormable, isolation: isolated (any Actor)? = #isolation)
         -> DownloadRequest
     {
-        let file = DownloadFile(resuming: form.resumeData, destination: form.destination)
+        let file = DownloadFile(
+            resuming: form.resumeData, destination: form.destination,
+            segmentSize: configuration.downloadSegmentSize)
         return makeDownload(form, file: file, isolation: isolation)
     }
 

@@ -29,6 +29,11 @@ public final class Session: Sendable {
         /// The most seconds a request may take in all (attempts and retry delays included),
         /// enforced by Formwork. Defaults to `nil`: no total deadline, only the idle `timeout`.
         public var deadline: TimeInterval?
+        /// Downloads fetch the body in ranges of at most this many bytes (8 MiB by default), one
+        /// after the other with `If-Range`, so memory stays bounded however fast the network is
+        /// compared with the disk (corelibs URLSession has no back-pressure). Servers that ignore
+        /// ranges simply send the whole body. `nil` fetches the body in one request.
+        public var downloadSegmentSize: Int64? = 8 << 20
         /// Monitors told about every request of the session (e.g. ``ConsoleLogger``).
         public var eventMonitors: [any EventMonitor] = []
 

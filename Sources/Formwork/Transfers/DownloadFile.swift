@@ -28,6 +28,9 @@ final class DownloadFile: ResponseSink {
         var keepsPartialOnCancel = false
         /// How many times a response made the download start again from zero.
         var restarts = 0
+        /// `true` while the body is fetched one bounded range at a time (turned off when the
+        /// server ignores or refuses ranges).
+        var segmenting: Bool
         /// Set when the body cannot be used (ranges that keep going wrong, an unwritable file):
         /// the attempt ends with this error even if the transfer itself succeeded.
         var failure: NetworkError?
@@ -38,6 +41,8 @@ final class DownloadFile: ResponseSink {
 
     /// Where the finished file goes.
     let destination: URL
+    /// The most bytes one request asks for, or `nil` to fetch the rest in one request.
+    let segmentSize: Int64?
     /// Where the bytes go while they arrive.
     let partialURL: URL
     private let state: Protected<State>
@@ -50,9 +55,10 @@ final class DownloadFile: ResponseSink {
     ///   - total: The file's full size, if known.
     init(
         destination: URL, partialURL: URL? = nil, offset: Int64 = 0, validator: ResumeData.Validator? = nil,
-        total: Int64? = nil
+        total: Int64? = nil, segmentSize: Int64? = nil
     ) {
         self.destination = destination
+        self.segmentSize = segmentSize.map { max(1, $0) }
         self.partialURL =
             partialURL
             ?? destination.deletingLastPathComponent().appendingPathComponent(
@@ -66,22 +72,49 @@ final class DownloadFile: ResponseSink {
             offset = size >= offset ? offset : 0
         }
         state = Protected(
-            State(offset: offset, validator: offset > 0 ? validator : nil, total: offset > 0 ? total : nil))
+            State(
+                offset: offset, validator: offset > 0 ? validator : nil, total: offset > 0 ? total : nil,
+                segmenting: segmentSize != nil))
     }
 
     /// Continues the download described by `resumeData` into `destination`.
-    convenience init(resuming resumeData: ResumeData, destination: URL) {
+    convenience init(resuming resumeData: ResumeData, destination: URL, segmentSize: Int64? = nil) {
         self.init(
             destination: destination, partialURL: resumeData.partialFileURL,
             offset: resumeData.isResumable ? resumeData.bytesReceived : 0, validator: resumeData.validator,
-            total: resumeData.totalBytes)
+            total: resumeData.totalBytes, segmentSize: segmentSize)
     }
 
     /// The headers that ask for the rest of the partial file, or none when starting from zero.
+    ///
+    /// While segmenting, each request asks for at most ``segmentSize`` bytes: corelibs URLSession
+    /// has no back-pressure, so bounding what one response can deliver bounds the memory a fast
+    /// network can pile up ahead of the disk.
     var rangeHeaders: [(String, String)] {
         state.withLock { state in
-            guard state.offset > 0, let validator = state.validator else { return [] }
-            return [("Range", "bytes=\(state.offset)-"), ("If-Range", validator.headerValue)]
+            let end = state.segmenting ? segmentSize.map { String(state.offset + $0 - 1) } ?? "" : ""
+            if state.offset == 0 {
+                return end.isEmpty ? [] : [("Range", "bytes=0-\(end)")]
+            }
+            guard let validator = state.validator else { return [] }
+            return [("Range", "bytes=\(state.offset)-\(end)"), ("If-Range", validator.headerValue)]
+        }
+    }
+
+    /// After a successful response: `true` when the file is not complete yet and the next segment
+    /// should be fetched (the engine then starts a new attempt at once).
+    func wantsNextSegment() -> Bool {
+        state.withLock { state in
+            guard state.segmenting, state.failure == nil, let total = state.total, state.written < total
+            else {
+                return false
+            }
+            if state.validator == nil {
+                // Without a validator the next range could come from a changed file: fetch it all.
+                resetPartial(&state)
+                state.segmenting = false
+            }
+            return true
         }
     }
 
@@ -113,9 +146,16 @@ final class DownloadFile: ResponseSink {
             closeHandle(&state)
             state.attempt = attempt
             state.failure = nil
+            if status == 416, state.offset == 0, state.segmenting {
+                // A range of an empty file cannot be satisfied: ask again without ranges.
+                state.segmenting = false
+                return .restart
+            }
             guard state.offset > 0 || status == 206 else {
-                // A fresh download: any 2xx body is the file; anything else is an error body.
+                // A fresh download: any 2xx body is the file (a server that ignores ranges sends it
+                // all); anything else is an error body.
                 guard (200..<300).contains(status) else { return .collectInMemory }
+                state.segmenting = false
                 return begin(&state, at: 0, total: length, headers: headers)
             }
             let decision = ResumeDecision.decide(
@@ -126,6 +166,7 @@ final class DownloadFile: ResponseSink {
             case .restartFromZero(let reason) where reason.responseBodyIsWholeFile:
                 // The file changed (or the server ignores ranges): this body is all of it.
                 resetPartial(&state)
+                state.segmenting = false
                 return begin(&state, at: 0, total: length, headers: headers)
             case .restartFromZero(let reason):
                 return restart(&state, because: "\(reason)")

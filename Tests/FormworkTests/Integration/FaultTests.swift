@@ -46,7 +46,8 @@ struct FaultTests {
     @Test("A 1 byte/s trickle never trips the idle timeout, but the total deadline stops it")
     func trickle() async throws {
         let url = try await DemoServer.url("/files/3?rate=1")
-        let slowButAlive = try await client.request(TestForm(url: url, timeout: 1), session: Session()).data()
+        // 1 byte every second never leaves a 5 s window without data: the idle timeout never fires.
+        let slowButAlive = try await client.request(TestForm(url: url, timeout: 5), session: Session()).data()
         #expect(slowButAlive == DemoFileContent.bytes(size: 3))
 
         let started = Date()

@@ -111,4 +111,32 @@ struct RetryPolicyTests {
         #expect(RetryPolicy.retryAfter("-5", now: now) == nil)
         #expect(RetryPolicy.retryAfter("soon", now: now) == nil)
     }
+
+    @Test("A chain asks its retriers in order and takes the first that retries")
+    func chain() async {
+        let never = Retrier { _ in .doNotRetry }
+        let soon = Retrier { _ in .retry(after: 1) }
+        let later = Retrier { _ in .retry(after: 9) }
+        #expect(await RetrierChain([never, soon, later]).decide(context(status: 503)) == .retry(after: 1))
+        #expect(await RetrierChain([never, never]).decide(context(status: 503)) == .doNotRetry)
+        #expect(await RetrierChain([]).decide(context(status: 503)) == .doNotRetry)
+    }
+
+    @Test("An adapter chain runs its adapters in order")
+    func adapterChain() async throws {
+        let first = Adapter { request in
+            var request = request
+            request.setValue("1", forHTTPHeaderField: "X-Order")
+            return request
+        }
+        let second = Adapter { request in
+            var request = request
+            request.setValue(
+                (request.value(forHTTPHeaderField: "X-Order") ?? "") + "2", forHTTPHeaderField: "X-Order")
+            return request
+        }
+        let adapted = try await AdapterChain([first, second]).adapt(
+            URLRequest(url: URL(string: "http://h/")!))
+        #expect(adapted.value(forHTTPHeaderField: "X-Order") == "12")
+    }
 }

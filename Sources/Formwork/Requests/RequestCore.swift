@@ -52,6 +52,9 @@ public final class RequestCore: Sendable {
         var attemptStartHandlers: [@MainActor @Sendable () -> Void] = []
         var waiters: [@Sendable (RequestOutcome) -> Void] = []
         var deadlineTimer: Task<Void, Never>?
+        /// The wait before a retry; cancelled when the request ends meanwhile, so nothing sleeps on
+        /// holding the request.
+        var retryWait: Task<Void, Never>?
     }
 
     /// A unique id, stable for the life of the request.
@@ -101,9 +104,9 @@ public final class RequestCore: Sendable {
     // MARK: Running
 
     /// Starts the request once, whichever comes first: the first handler, hook or async accessor
-    /// chained on it, or `fallback`, which runs on the creating caller's actor after its current
-    /// work, so everything chained in the same statement (adapters included) is in place. With no
-    /// caller actor it runs on the global executor.
+    /// chained on it, or this scheduled start, which runs on the creating caller's actor after its
+    /// current work, so everything chained in the same statement (adapters included) is in place.
+    /// With no caller actor it runs on the global executor.
     func scheduleStart(isolation: isolated (any Actor)? = #isolation) {
         Task {
             _ = isolation
@@ -228,9 +231,14 @@ public final class RequestCore: Sendable {
         let prepared = state.withLock { $0.prepared }
         prepared?.removeTemporaryFiles()
         if delay > 0 {
-            try? await Task.sleep(for: .seconds(delay))
+            let wait = Task<Void, Never> { _ = try? await Task.sleep(for: .seconds(delay)) }
+            state.withLock { $0.retryWait = wait }
+            await wait.value
         }
-        let next = state.withLock { $0.lifecycle.retryDelayElapsed() }
+        let next = state.withLock { state in
+            state.retryWait = nil
+            return state.lifecycle.retryDelayElapsed()
+        }
         guard case .buildRequest(let nextAttempt) = next else { return }
         await run(attempt: nextAttempt)
     }
@@ -338,6 +346,8 @@ public final class RequestCore: Sendable {
             state.outcome = outcome
             state.deadlineTimer?.cancel()
             state.deadlineTimer = nil
+            state.retryWait?.cancel()
+            state.retryWait = nil
             let waiters = state.waiters
             state.waiters = []
             let drain = !state.isDraining && state.delivered < state.links.count

@@ -161,6 +161,22 @@ struct LifetimeTests {
         #expect(await released { failed })
         #expect(await released { cancelled })
         #expect(session.router.routedTaskCount == 0)
+
+        // Cancelled while waiting 600 s to retry: the wait must not keep the request alive.
+        weak var waiting: RequestCore?
+        do {
+            let request = client.request(
+                TestForm(url: try await DemoServer.url("/status/503")), session: session
+            )
+            .retry(Retrier { _ in .retry(after: 600) })
+            waiting = request.core
+            while request.core.lifecycleState != .retrying {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            request.cancel()
+            _ = await request.handledString()
+        }
+        #expect(await released { waiting })
     }
 
     @Test("Downloads and uploads leave no temp or partial files behind, whatever the outcome")

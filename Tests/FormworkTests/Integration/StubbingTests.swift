@@ -117,4 +117,22 @@ struct StubbingTests {
         .string()
         #expect(text == "DELETE")
     }
+
+    @Test("Hooks run on stubbed responses as on real ones: load, warn")
+    @MainActor
+    func hooksThroughStubs() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(
+            .get, api + "/weather",
+            [.json(#"{"data":{"code":"404","message":"City not found"}}"#, delay: 0.2)])
+        let screen = Headless.View()
+        let alert = Headless.Alert()
+        let request = client.request(TestForm(url: api + "/weather"), session: Session(stubs: stubs))
+            .load(LoadType.default(container: screen))
+            .warn(WeatherError.self, with: alert)
+        #expect(screen.masks.count == 1)
+        _ = await request.handledString()
+        #expect(screen.masks.isEmpty)
+        #expect(alert.presentedMessages == ["City not found"])
+    }
 }

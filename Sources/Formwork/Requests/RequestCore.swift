@@ -171,18 +171,14 @@ public final class RequestCore: Sendable {
 
     /// Runs the session's adapters, then the request's, in order.
     private func adapt(_ request: URLRequest) async throws(NetworkError) -> URLRequest {
-        let adapters = session.configuration.adapters + state.withLock { $0.adapters }
-        var request = request
-        for adapter in adapters {
-            do {
-                request = try await adapter.adapt(request)
-            } catch {
-                throw NetworkError(
-                    .requestBuildFailed, failureReason: "An adapter failed: \(error)", underlyingError: error,
-                    request: request)
-            }
+        let chain = AdapterChain(session.configuration.adapters + state.withLock { $0.adapters })
+        do {
+            return try await chain.adapt(request)
+        } catch {
+            throw NetworkError(
+                .requestBuildFailed, failureReason: "An adapter failed: \(error)", underlyingError: error,
+                request: request)
         }
-        return request
     }
 
     /// Adds a request-level adapter (applies to attempts not yet built).
@@ -209,12 +205,7 @@ public final class RequestCore: Sendable {
         }
         let context = RetryContext(
             request: request, response: response, error: failure, retryCount: retryCount)
-        var decision = RetryDecision.doNotRetry
-        for retrier in retriers {
-            decision = await retrier.decide(context)
-            if decision != .doNotRetry { break }
-        }
-        guard case .retry(let delay) = decision else {
+        guard case .retry(let delay) = await RetrierChain(retriers).decide(context) else {
             finish(attempt: attempt, error: failure)
             return
         }

@@ -31,6 +31,18 @@ extension Request {
     /// `true` if the request was cancelled.
     public var isCancelled: Bool { core.lifecycleState == .cancelled }
 
+    /// Starts the request now if nothing has started it yet; does nothing otherwise.
+    ///
+    /// Rarely needed: the first handler, hook or async accessor starts a request, and so does the
+    /// end of the statement that created it on an actor. A request created in `nonisolated` code
+    /// with nothing chained waits for this call.
+    /// - Returns: The request.
+    @discardableResult
+    public func resume() -> Self {
+        core.start()
+        return self
+    }
+
     /// Cancels the request. Handlers receive a ``NetworkError`` with ``NetworkError/isCancelled``.
     /// - Returns: The request.
     @discardableResult

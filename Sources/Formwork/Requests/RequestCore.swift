@@ -104,10 +104,15 @@ public final class RequestCore: Sendable {
     // MARK: Running
 
     /// Starts the request once, whichever comes first: the first handler, hook or async accessor
-    /// chained on it, or this scheduled start, which runs on the creating caller's actor after its
-    /// current work, so everything chained in the same statement (adapters included) is in place.
-    /// With no caller actor it runs on the global executor.
+    /// chained on it, `resume()`, or this scheduled start, which runs on the creating caller's
+    /// actor after its current work, so everything chained in the same statement (adapters
+    /// included) is in place.
+    ///
+    /// A caller with no actor gets no scheduled start: on the global executor it would race the
+    /// rest of the statement (an adapter chained on the same line was missed about one time in
+    /// six). Its request starts at the first handler, hook, async accessor or `resume()`.
     func scheduleStart(isolation: isolated (any Actor)? = #isolation) {
+        guard isolation != nil else { return }
         Task {
             _ = isolation
             self.start()

@@ -6,7 +6,7 @@ extension Requestable {
     ///   - form: What to download.
     ///   - session: The session that runs it.
     ///   - isolation: The caller's actor, filled in by the compiler.
-    /// - Returns: The request, already started.
+    /// - Returns: The request (see ``Session/request(_:isolation:)`` for when it starts).
     @discardableResult
     public func download(
         _ form: some DownloadFormable, session: Session = .default,
@@ -22,7 +22,7 @@ extension Requestable {
     ///   - form: The resume form.
     ///   - session: The session that runs it.
     ///   - isolation: The caller's actor, filled in by the compiler.
-    /// - Returns: The request, already started.
+    /// - Returns: The request (see ``Session/request(_:isolation:)`` for when it starts).
     @discardableResult
     public func download(
         _ form: some DownloadResumeFormable, session: Session = .default,
@@ -36,7 +36,7 @@ extension Requestable {
     ///   - form: What to upload.
     ///   - session: The session that runs it.
     ///   - isolation: The caller's actor, filled in by the compiler.
-    /// - Returns: The request, already started.
+    /// - Returns: The request (see ``Session/request(_:isolation:)`` for when it starts).
     @discardableResult
     public func upload(
         _ form: some UploadDataFormable, session: Session = .default,
@@ -52,7 +52,7 @@ extension Requestable {
     ///   - form: What to upload.
     ///   - session: The session that runs it.
     ///   - isolation: The caller's actor, filled in by the compiler.
-    /// - Returns: The request, already started.
+    /// - Returns: The request (see ``Session/request(_:isolation:)`` for when it starts).
     @discardableResult
     public func upload(
         _ form: some UploadFileFormable, session: Session = .default,
@@ -68,7 +68,7 @@ extension Requestable {
     ///   - form: What to upload.
     ///   - session: The session that runs it.
     ///   - isolation: The caller's actor, filled in by the compiler.
-    /// - Returns: The request, already started.
+    /// - Returns: The request (see ``Session/request(_:isolation:)`` for when it starts).
     @discardableResult
     public func upload(
         _ form: some UploadStreamFormable, session: Session = .default,
@@ -84,7 +84,7 @@ extension Requestable {
     ///   - form: What to upload.
     ///   - session: The session that runs it.
     ///   - isolation: The caller's actor, filled in by the compiler.
-    /// - Returns: The request, already started.
+    /// - Returns: The request (see ``Session/request(_:isolation:)`` for when it starts).
     @discardableResult
     public func upload(
         _ form: some UploadMultipartFormable, session: Session = .default,

@@ -15,7 +15,8 @@ import Foundation
 public protocol Requestable {}
 
 extension Requestable {
-    /// Sends a form and returns the request, already started, to chain hooks and handlers on.
+    /// Sends a form and returns the request, to chain hooks and handlers on (see
+    /// ``Session/request(_:isolation:)`` for when it starts).
     /// - Parameters:
     ///   - form: What to send.
     ///   - session: The session that runs it.

@@ -5,8 +5,9 @@ extension Session {
     /// - Parameters:
     ///   - form: What to download.
     ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
-    ///     finishes the current statement, so everything chained on it applies.
-    /// - Returns: The request, already started.
+    ///     finishes the current statement, so everything chained on it applies. With no actor
+    ///     it starts at the first handler, hook, async accessor or ``Request/resume()``.
+    /// - Returns: The request.
     @discardableResult
     public func download(_ form: some DownloadFormable, isolation: isolated (any Actor)? = #isolation)
         -> DownloadRequest
@@ -23,7 +24,7 @@ extension Session {
     /// - Parameters:
     ///   - form: The resume form.
     ///   - isolation: The caller's actor (filled in by the compiler).
-    /// - Returns: The request, already started.
+    /// - Returns: The request.
     @discardableResult
     public func download(_ form: some DownloadResumeFormable, isolation: isolated (any Actor)? = #isolation)
         -> DownloadRequest
@@ -58,8 +59,9 @@ extension Session {
     /// - Parameters:
     ///   - form: What to upload.
     ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
-    ///     finishes the current statement, so everything chained on it applies.
-    /// - Returns: The request, already started.
+    ///     finishes the current statement, so everything chained on it applies. With no actor
+    ///     it starts at the first handler, hook, async accessor or ``Request/resume()``.
+    /// - Returns: The request.
     @discardableResult
     public func upload(_ form: some UploadDataFormable, isolation: isolated (any Actor)? = #isolation)
         -> UploadRequest
@@ -74,8 +76,9 @@ extension Session {
     /// - Parameters:
     ///   - form: What to upload.
     ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
-    ///     finishes the current statement, so everything chained on it applies.
-    /// - Returns: The request, already started.
+    ///     finishes the current statement, so everything chained on it applies. With no actor
+    ///     it starts at the first handler, hook, async accessor or ``Request/resume()``.
+    /// - Returns: The request.
     @discardableResult
     public func upload(_ form: some UploadFileFormable, isolation: isolated (any Actor)? = #isolation)
         -> UploadRequest
@@ -92,8 +95,9 @@ extension Session {
     /// - Parameters:
     ///   - form: What to upload.
     ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
-    ///     finishes the current statement, so everything chained on it applies.
-    /// - Returns: The request, already started.
+    ///     finishes the current statement, so everything chained on it applies. With no actor
+    ///     it starts at the first handler, hook, async accessor or ``Request/resume()``.
+    /// - Returns: The request.
     @discardableResult
     public func upload(_ form: some UploadStreamFormable, isolation: isolated (any Actor)? = #isolation)
         -> UploadRequest
@@ -116,8 +120,9 @@ extension Session {
     /// - Parameters:
     ///   - form: What to upload.
     ///   - isolation: The caller's actor (filled in by the compiler): the request starts once it
-    ///     finishes the current statement, so everything chained on it applies.
-    /// - Returns: The request, already started.
+    ///     finishes the current statement, so everything chained on it applies. With no actor
+    ///     it starts at the first handler, hook, async accessor or ``Request/resume()``.
+    /// - Returns: The request.
     @discardableResult
     public func upload(_ form: some UploadMultipartFormable, isolation: isolated (any Actor)? = #isolation)
         -> UploadRequest

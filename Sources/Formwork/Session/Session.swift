@@ -83,7 +83,9 @@ public final class Session: Sendable {
     ///
     /// The request starts when the first handler, hook or async accessor is chained, or else once
     /// the caller's actor finishes the current statement, so adapters, validators and retriers
-    /// chained on the same line all apply.
+    /// chained on the same line all apply. Called from code with no actor (a `nonisolated`
+    /// function), it starts only at the first handler, hook, async accessor or
+    /// ``Request/resume()``.
     /// - Parameters:
     ///   - form: What to send.
     ///   - isolation: The caller's actor, filled in by the compiler.

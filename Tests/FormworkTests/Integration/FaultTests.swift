@@ -169,6 +169,7 @@ struct LifetimeTests {
                 TestForm(url: try await DemoServer.url("/status/503")), session: session
             )
             .retry(Retrier { _ in .retry(after: 600) })
+            .resume()
             waiting = request.core
             while request.core.lifecycleState != .retrying {
                 try await Task.sleep(for: .milliseconds(2))

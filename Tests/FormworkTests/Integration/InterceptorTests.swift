@@ -118,7 +118,7 @@ struct InterceptorTests {
     func cancelDuringDelay() async throws {
         let attempts = AttemptCounter()
         let request = client.request(TestForm(url: try await DemoServer.url("/status/503")))
-            .adapt(attempts).retry(Retrier { _ in .retry(after: 600) })
+            .adapt(attempts).retry(Retrier { _ in .retry(after: 600) }).resume()
         while request.core.lifecycleState != .retrying {
             try await Task.sleep(for: .milliseconds(2))
         }

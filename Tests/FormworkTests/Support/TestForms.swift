@@ -98,8 +98,11 @@ struct WeatherForm: TypedFormable {
 }
 
 extension Request {
-    /// Waits until the request's URLSession task is in flight (polls the lifecycle; no fixed sleep).
+    /// Starts the request if nothing has (a request made in nonisolated code with nothing chained
+    /// waits for `resume()`), then waits until its URLSession task is in flight (polls the
+    /// lifecycle; no fixed sleep).
     func waitUntilRunning() async {
+        resume()
         while core.lifecycleState != .running, !isFinished {
             try? await Task.sleep(for: .milliseconds(1))
         }

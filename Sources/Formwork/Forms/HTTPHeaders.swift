@@ -46,10 +46,10 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
 
     /// Checks that the header can be sent safely.
     ///
-    /// The name must be a non-empty RFC 9110 token (letters, digits and ``!#$%&'*+-.^_`|~``),
-    /// so CR, LF, NUL, space, colon and non-ASCII characters are rejected. The value must not
-    /// contain CR, LF, NUL or any other control character except a horizontal tab. Leading and
-    /// trailing spaces and tabs in the value are accepted (receivers strip them); see
+    /// The name must be a non-empty RFC 9110 token (letters, digits, `!#$%&'*+-.^_|~` and the
+    /// backtick), so CR, LF, NUL, space, colon and non-ASCII characters are rejected. The value
+    /// must not contain CR, LF, NUL or any other control character except a horizontal tab.
+    /// Leading and trailing spaces and tabs in the value are accepted (receivers strip them); see
     /// ``HTTPHeaders/validated()`` to trim them.
     /// - Throws: ``InvalidHeaderError`` naming the header and the first offending character.
     public func validate() throws(InvalidHeaderError) {

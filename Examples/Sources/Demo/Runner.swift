@@ -29,6 +29,7 @@ final class Runner {
     /// Plays everything; returns the exit status.
     func run() async -> Int32 {
         restoreTerminalOnInterrupt()
+        if options.mode == .interactive { Keyboard.takeOver() }
         console.hideCursor()
         defer {
             console.showCursor()

@@ -43,7 +43,9 @@ final class DownloadResumeScenario: Scenario, Requestable {
             url: "\(fileURL)?cutAt=\(cut)&tag=cut-\(id)\(rate)", destination: destination)
         let cutResponse = await download(cutForm, session: oneRequest).progress(firstBar).finished()
         let error = cutResponse.error
-        first.status = error.map { "✗ \($0.userMessage)" }
+        first.status = error.map {
+            "✗ cut after \(formatBytes(cutResponse.resumeData?.bytesReceived ?? 0)): \($0.userMessage)"
+        }
         try stage.check(
             error?.isNetworkFailure == true,
             "the download failed with a network error: \(error?.userMessage ?? "none")")
@@ -71,9 +73,11 @@ final class DownloadResumeScenario: Scenario, Requestable {
         let resumed = await download(resumeForm).progress(secondBar).finished()
         second.status = resumed.error.map { "✗ \($0.userMessage)" } ?? "✓ done"
         try stage.check(resumed.error == nil, "the resumed download finished")
+        let firstShown = second.startBytes ?? 0
         try stage.check(
-            (second.startBytes ?? 0) >= cut,
-            "the bar started at \(formatBytes(second.startBytes ?? 0)), where the cut left it, not at zero")
+            firstShown >= cut,
+            "the resumed bar never went below the \(formatBytes(cut)) kept (first update: \(formatBytes(firstShown)))"
+        )
 
         let statsForm = PathForm(base: stage.base, path: "/stats", parameters: ["tag": "resume-\(id)"])
         let stats = try await request(statsForm).decode(TagStats.self, atKeyPath: "tag")

@@ -99,8 +99,10 @@ final class Runner {
         return 0
     }
 
-    /// Plays one scenario within its time limit; returns why it failed, if it did.
+    /// Plays one scenario within its time limit (an hour when a person is pressing the keys);
+    /// returns why it failed, if it did.
     private func play(_ scenario: any Scenario, on stage: Stage) async -> DemoFailure? {
+        let limit = options.mode == .interactive ? .seconds(3600) : scenario.timeLimit
         let result = FirstResult()
         return await withCheckedContinuation { continuation in
             result.continuation = continuation
@@ -115,8 +117,8 @@ final class Runner {
                 }
             }
             Task {
-                try? await Task.sleep(for: scenario.timeLimit)
-                result.deliver(DemoFailure("did not finish within \(scenario.timeLimit)"))
+                try? await Task.sleep(for: limit)
+                result.deliver(DemoFailure("did not finish within \(limit)"))
             }
         }
     }

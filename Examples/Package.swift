@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "DemoServer", targets: ["DemoServer"]),
         .executable(name: "MemoryCheck", targets: ["MemoryCheck"]),
+        .executable(name: "Demo", targets: ["Demo"]),
     ],
     dependencies: [
         // The Formwork library (used by the demo CLI and benchmark targets, not by DemoServer).
@@ -43,6 +44,13 @@ let package = Package(
             name: "MemoryCheck",
             dependencies: [.product(name: "Formwork", package: "Formwork"), "ExampleSupport"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .executableTarget(
+            name: "Demo",
+            // DemoServer is a dependency only so that building Demo builds the server it launches.
+            dependencies: [.product(name: "Formwork", package: "Formwork"), "ExampleSupport", "DemoServer"],
+            // -O even in debug builds: the demo hashes hundreds of MiB to check its transfers.
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .unsafeFlags(["-O"])]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,11 +1,11 @@
 import NIOCore
+import NIOHTTP1
 
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import NIOHTTP1
 
 /// Serves one connection: routes each request, writes the response with correct framing, and keeps
 /// the connection open when the client asks for it. Sits behind NIO's server pipeline handler,
@@ -141,14 +141,19 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).hop(to: context.eventLoop).assumeIsolated()
                 .whenComplete { _ in context.close(promise: nil) }
         case .garbage:
-            let bytes = context.channel.allocator.buffer(string: "\u{16}\u{03}\u{01} this is not HTTP at all \r\n\r\n")
+            let bytes = context.channel.allocator.buffer(
+                string: "\u{16}\u{03}\u{01} this is not HTTP at all \r\n\r\n")
             // Written from the encoder's own context, so it goes out as raw bytes.
-            guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+            guard
+                let encoder = try? context.pipeline.syncOperations.context(
+                    handlerType: HTTPResponseEncoder.self)
             else {
                 context.close(promise: nil)
                 return
             }
-            encoder.writeAndFlush(NIOAny(bytes)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            encoder.writeAndFlush(NIOAny(bytes)).assumeIsolated().whenComplete { _ in
+                context.close(promise: nil)
+            }
         }
     }
 

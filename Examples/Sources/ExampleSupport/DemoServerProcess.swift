@@ -25,7 +25,8 @@ public final class DemoServerProcess: Sendable {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("DemoServer")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw Failure(description: "no DemoServer next to \(CommandLine.arguments[0]); build the Examples package")
+            throw Failure(
+                description: "no DemoServer next to \(CommandLine.arguments[0]); build the Examples package")
         }
         let process = Process()
         process.executableURL = executable

@@ -84,9 +84,11 @@ struct MemoryCheck {
     }
 
     static func download(size: Int64, from base: String) async throws -> Int64 {
-        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("memorycheck-\(UUID())")
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "memorycheck-\(UUID())")
         defer { try? FileManager.default.removeItem(at: destination) }
-        let request = Session.default.download(FileForm(url: "\(base)/files/\(size)", destination: destination))
+        let request = Session.default.download(
+            FileForm(url: "\(base)/files/\(size)", destination: destination))
         await printProgress(of: request, label: "download")
         let file = try await request.fileURL()
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
@@ -94,7 +96,8 @@ struct MemoryCheck {
     }
 
     static func upload(size: Int64, to base: String) async throws -> Int64 {
-        let source = FileManager.default.temporaryDirectory.appendingPathComponent("memorycheck-\(UUID()).mp4")
+        let source = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "memorycheck-\(UUID()).mp4")
         defer { try? FileManager.default.removeItem(at: source) }
         guard FileManager.default.createFile(atPath: source.path, contents: nil) else {
             throw DemoServerProcess.Failure(description: "cannot create \(source.path)")
@@ -111,7 +114,8 @@ struct MemoryCheck {
         var form = MultipartFormData()
         form.append(Data("memory check".utf8), name: "title")
         form.append(source, name: "video")
-        let request = Session.default.upload(VideoUpload(url: "\(base)/upload?md5=0", multipartFormData: form))
+        let request = Session.default.upload(
+            VideoUpload(url: "\(base)/upload?md5=0", multipartFormData: form))
         await printProgress(of: request, label: "upload")
         struct Reply: Decodable, Sendable {
             struct Part: Decodable, Sendable { let bytes: Int64 }

@@ -33,7 +33,9 @@ enum AuthRoutes {
             guard accepted else {
                 return .json(["code": "401", "message": "Token expired"], status: .unauthorized)
             }
-            return .json(["realm": .string(realm), "token": .string(String(presented.dropFirst("Bearer ".count)))])
+            return .json([
+                "realm": .string(realm), "token": .string(String(presented.dropFirst("Bearer ".count))),
+            ])
         },
         Route([.POST], .exact("/auth/refresh")) { request in
             let realm = request.queryValue("realm") ?? "default"
@@ -53,7 +55,8 @@ enum AuthRoutes {
             let realm = request.queryValue("realm") ?? "default"
             let state = realms.withLockedValue { $0[realm, default: Realm()] }
             return .json([
-                "refreshes": .int(state.refreshes), "rejected": .int(state.rejected), "accepted": .int(state.accepted),
+                "refreshes": .int(state.refreshes), "rejected": .int(state.rejected),
+                "accepted": .int(state.accepted),
             ])
         },
     ]

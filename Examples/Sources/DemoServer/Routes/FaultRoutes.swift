@@ -35,7 +35,8 @@ enum FaultRoutes {
             let attempt = count(key)
             guard attempt > failures else {
                 return .json(
-                    ["error": "burst", "attempt": .int(attempt)], status: HTTPResponseStatus(statusCode: status))
+                    ["error": "burst", "attempt": .int(attempt)],
+                    status: HTTPResponseStatus(statusCode: status))
             }
             return .json(["key": .string(key), "attempt": .int(attempt)])
         },

@@ -11,7 +11,8 @@ enum RedirectRoutes {
             else { return .badRequest("Missing or invalid to") }
             let code = Int(request.queryValue("status") ?? "302") ?? 302
             guard [301, 302, 303, 307, 308].contains(code) else { return .badRequest("Invalid status") }
-            var response = DemoResponse.json(["location": .string(target)], status: HTTPResponseStatus(statusCode: code))
+            var response = DemoResponse.json(
+                ["location": .string(target)], status: HTTPResponseStatus(statusCode: code))
             response.headers.replaceOrAdd(name: "Location", value: target)
             return response
         }

@@ -121,7 +121,22 @@ extension RequestCore {
             finish(attempt: attempt, error: nil)
             return
         }
+        passOnLatestProgress(attempt: attempt)
         Task { await self.evaluateFailure(failure, attempt: attempt) }
+    }
+
+    /// When an attempt fails, observers hear the bytes it really moved: the last value may have
+    /// been held back by the notification step (a bar would otherwise stop short of the cut).
+    private func passOnLatestProgress(attempt: Int) {
+        let pending = state.withLock { state -> (TransferProgress, [ProgressObserver])? in
+            guard state.lifecycle.attempt == attempt, let progress = state.progress,
+                progress != state.notifiedProgress
+            else { return nil }
+            state.notifiedProgress = progress
+            return (progress, state.progressObservers)
+        }
+        guard let (progress, observers) = pending else { return }
+        for observer in observers { observer(progress, attempt) }
     }
 
     /// On success, the last progress update observers hear must equal the total (a chunked body

@@ -245,4 +245,26 @@ struct ResumeTests {
         #expect(recorder.values.last == TransferProgress(completedBytes: size, totalBytes: size))
         #expect(recorder.values.allSatisfy { $0.totalBytes == size })
     }
+
+    @Test("A cut download's progress ends at the bytes really kept, not at the last throttled value")
+    @MainActor
+    func progressAtCut() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let size: Int64 = 1_048_576
+        let cut: Int64 = 393_216  // 384 KiB: past one notification step (256 KiB), short of two
+        let session = Session { $0.downloadSegmentSize = nil }
+        let recorder = ProgressRecorder()
+        let form = TestDownloadForm(
+            url: try await DemoServer.url("/files/\(size)?cutAt=\(cut)"), destination: scratch.file("cut"))
+        let response = await withCheckedContinuation { continuation in
+            client.download(form, session: session).progress(recorder).response {
+                continuation.resume(returning: $0)
+            }
+        }
+        let kept = try #require(response.resumeData?.bytesReceived)
+        #expect(kept == cut)
+        #expect(recorder.isMonotonic)
+        #expect(recorder.values.last == TransferProgress(completedBytes: cut, totalBytes: size))
+    }
 }

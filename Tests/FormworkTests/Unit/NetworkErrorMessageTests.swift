@@ -120,12 +120,14 @@ struct NetworkErrorMessageTests {
 
     @Test("An app can replace the words, e.g. with Chinese")
     func replaceableWords() {
+        // The catalog is global and other suites run in parallel: change only a word no other
+        // test reads, and keep `showsCodes` as it is.
         let saved = MessageCatalog.current
         defer { MessageCatalog.current = saved }
-        var chinese = MessageCatalog.english
-        chinese.timedOut = "请求超时"
-        chinese.showsCodes = true
+        var chinese = saved
+        chinese.secureConnectionFailed = "无法建立安全连接"
         MessageCatalog.current = chinese
-        #expect(transport(.timedOut).userMessage == "请求超时 (-1001)")
+        let message = transport(.secureConnectionFailed).userMessage
+        #expect(message == (saved.showsCodes ? "无法建立安全连接 (-1200)" : "无法建立安全连接"))
     }
 }

@@ -1,0 +1,125 @@
+import Formwork
+import Foundation
+import Testing
+
+// Forms.md (shared types and helpers: DocSnippetSupport.swift).
+
+extension DocSnippetTests {
+    @Suite("DocC article snippets: Forms")
+    struct FormsTests {
+        struct CreateArticleForm: RequestFormable {
+            let title: String
+            var url: String { "https://api.example.com/articles" }
+            var method: HTTPMethod { .post }
+            var parameters: Parameters { ["title": title] }  // a form body: title=...
+            var timeout: TimeInterval? { 20 }
+        }
+
+        struct SearchForm: RequestFormable {
+            var url: String { "https://api.example.com/search" }
+            var parameters: Parameters {
+                ["q": "swift concurrency", "tags": ["ios", "linux"], "exact": true]
+            }
+            var encoding: ParameterEncoding { .url(arrayEncoding: .noBrackets, boolEncoding: .numeric) }
+        }
+
+        struct NewArticle: Codable, Sendable, Equatable {  // Codable (not just Encodable) to check the body
+            let title: String
+            let tags: [String]
+        }
+
+        struct PublishForm: RequestFormable {
+            let article: NewArticle
+            var url: String { "https://api.example.com/articles" }
+            var method: HTTPMethod { .post }
+            var parameters: Parameters { ["draft": false] }  // → ?draft=false
+            var encoding: ParameterEncoding { .json(article) }  // → the article as the JSON body
+        }
+
+        struct AvatarForm: UploadMultipartFormable {
+            let userID: Int
+            let photo: URL
+            var url: String { "https://api.example.com/avatar" }
+            var multipartFormData: MultipartFormData {
+                var form = MultipartFormData()
+                form.append(Data("\(userID)".utf8), name: "userID")
+                form.append(photo, name: "avatar")  // file name and MIME type from the URL
+                form.append(
+                    Data("{}".utf8), name: "meta", fileName: "meta.json", mimeType: "application/json")
+                return form
+            }
+        }
+
+        /// What a form's encoding makes of a bare request for its URL and method.
+        static func encoded(_ form: some RequestFormable) throws -> URLRequest {
+            var request = URLRequest(url: URL(string: form.url)!)
+            request.httpMethod = form.method.rawValue
+            return try form.encoding.encode(request, with: form.parameters)
+        }
+
+        @Test("Forms: queries, bodies, headers and multipart parts are what the article says")
+        func forms() async throws {
+            let stubs = StubRegistry()
+            stubs.stub(nil, "https://api.example.com/articles", .json("{}"))
+            stubs.stub(nil, "https://api.example.com/search", .json("{}"))
+            stubs.stub(nil, "https://api.example.com/me", .json("{}"))
+            stubs.stub(.post, "https://api.example.com/avatar", .json("{}"))
+            let session = Session(stubs: stubs)
+            let caller = Caller()
+
+            _ = await caller.request(ArticlesForm(page: 2), session: session).response()
+            #expect(stubs.requests.last?.url?.query == "page=2&size=20")
+
+            let create = try Self.encoded(CreateArticleForm(title: "Hello world"))
+            #expect(create.httpBody == Data("title=Hello%20world".utf8))
+            #expect(
+                create.value(forHTTPHeaderField: "Content-Type")
+                    == "application/x-www-form-urlencoded; charset=utf-8")
+            #expect(CreateArticleForm(title: "x").timeout == 20)
+
+            _ = await caller.request(SearchForm(), session: session).response()
+            #expect(stubs.requests.last?.url?.query == "exact=1&q=swift%20concurrency&tags=ios&tags=linux")
+
+            let article = NewArticle(title: "Hi", tags: ["swift"])
+            let publish = try Self.encoded(PublishForm(article: article))
+            #expect(publish.url?.query == "draft=false")
+            #expect(publish.value(forHTTPHeaderField: "Content-Type") == "application/json")
+            #expect(
+                try JSONDecoder().decode(NewArticle.self, from: try #require(publish.httpBody)) == article)
+
+            _ = await caller.request(ProfileForm(token: "t0ken"), session: session).response()
+            let sent = try #require(stubs.requests.last)
+            #expect(sent.value(forHTTPHeaderField: "Authorization") == "Bearer t0ken")
+            #expect(sent.value(forHTTPHeaderField: "Accept") == "application/json")
+            #expect(sent.value(forHTTPHeaderField: "X-Client") == "ios")
+            #expect(!ProfileForm(token: "t0ken").headers.description.contains("t0ken"))
+
+            let folder = try scratchFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let photo = folder.appendingPathComponent("photo.jpg")
+            try Data(repeating: 0xFF, count: 1_000).write(to: photo)
+            let avatar = AvatarForm(userID: 42, photo: photo)
+            #expect(avatar.multipartFormData.count == 3)
+            #expect(avatar.method == .post)
+            let reply = await caller.upload(avatar, session: session).response()
+            #expect(reply.error == nil)
+            let uploaded = try #require(stubs.requests.last)
+            #expect(uploaded.url?.path == "/avatar")
+            #expect(
+                uploaded.value(forHTTPHeaderField: "Content-Type")?
+                    .hasPrefix("multipart/form-data; boundary=") == true)
+        }
+
+        @Test("Forms: a header with CR or LF fails the request before anything is sent")
+        func invalidHeader() async {
+            struct InjectingForm: RequestFormable {
+                var url: String { "https://api.example.com/me" }
+                var headers: HTTPHeaders { ["X-Note": "a\r\nX-Admin: 1"] }
+            }
+            let stubs = StubRegistry()
+            let response = await Caller().request(InjectingForm(), session: Session(stubs: stubs)).response()
+            #expect(response.error?.kind == .invalidHeader)
+            #expect(stubs.requests.isEmpty)
+        }
+    }
+}

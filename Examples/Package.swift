@@ -21,6 +21,7 @@ let package = Package(
         .executableTarget(
             name: "DemoServer",
             dependencies: [
+                "ExampleSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -37,7 +38,8 @@ let package = Package(
         // Shared by the examples: starting the demo server, measuring memory.
         .target(
             name: "ExampleSupport",
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+            // -O even in debug builds: the demo server and the demo hash hundreds of MiB with MD5.
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .unsafeFlags(["-O"])]
         ),
         // Downloads and uploads 1 GiB through Formwork and checks peak RSS stays flat.
         .executableTarget(

@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 
 /// The bytes of the demo server's `/files/SIZE` (version 0), regenerated here to check a download:

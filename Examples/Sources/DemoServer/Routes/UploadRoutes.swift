@@ -1,3 +1,4 @@
+import ExampleSupport
 import NIOCore
 import NIOHTTP1
 

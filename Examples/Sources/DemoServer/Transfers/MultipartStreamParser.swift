@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 
 /// What `/upload` reports about one part of a `multipart/form-data` body.

@@ -1,9 +1,13 @@
-/// MD5 (RFC 1321), fed incrementally, for the checksums `/upload` reports.
+/// MD5 (RFC 1321), fed incrementally: the checksums the demo server's `/upload` reports and the
+/// demo's checks of what it moved.
 ///
 /// Not for security: it only lets a test compare what the server received with what it sent.
 /// The 64 steps are unrolled with the constants inline: ~400 MB/s (the target is built with -O,
 /// even in debug builds; unoptimised it would be ~90 MB/s). `/upload?md5=0` skips hashing.
-struct MD5 {
+public struct MD5: Sendable {
+    /// A digest with nothing fed yet.
+    public init() {}
+
     private var a0: UInt32 = 0x6745_2301
     private var b0: UInt32 = 0xefcd_ab89
     private var c0: UInt32 = 0x98ba_dcfe
@@ -11,10 +15,10 @@ struct MD5 {
     /// Bytes waiting for a full 64-byte block.
     private var pending: [UInt8] = []
     /// Bytes fed so far.
-    private(set) var count: UInt64 = 0
+    public private(set) var count: UInt64 = 0
 
     /// Feeds more bytes.
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         count &+= UInt64(bytes.count)
         var offset = 0
@@ -39,12 +43,12 @@ struct MD5 {
     }
 
     /// Feeds the bytes of an array.
-    mutating func update(_ bytes: [UInt8]) {
+    public mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }
     }
 
     /// The digest as 32 lower-case hex digits. The value must not be fed afterwards.
-    mutating func finalize() -> String {
+    public mutating func finalize() -> String {
         let bitCount = count &* 8
         var tail: [UInt8] = [0x80]
         tail += [UInt8](repeating: 0, count: (55 - Int(count % 64) + 64) % 64)

@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "DemoServer", targets: ["DemoServer"]),
         .executable(name: "MemoryCheck", targets: ["MemoryCheck"]),
+        .executable(name: "Benchmark", targets: ["Benchmark"]),
     ],
     dependencies: [
         // The Formwork library (used by the demo CLI and benchmark targets, not by DemoServer).
@@ -42,6 +43,13 @@ let package = Package(
         .executableTarget(
             name: "MemoryCheck",
             dependencies: [.product(name: "Formwork", package: "Formwork"), "ExampleSupport"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // Runs the same work through raw URLSession and through Formwork and prints the ratios.
+        // It starts the DemoServer built beside it: depending on it builds both with one command.
+        .executableTarget(
+            name: "Benchmark",
+            dependencies: [.product(name: "Formwork", package: "Formwork"), "ExampleSupport", "DemoServer"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
     ],

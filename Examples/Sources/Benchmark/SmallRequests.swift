@@ -1,0 +1,161 @@
+import Formwork
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Small GET + JSON decode (`/weather`), raw `URLSession.data(for:)` + `JSONDecoder` against a
+/// Formwork typed form sent with `send(_:)`, one at a time or many in flight.
+///
+/// Both sides warm up first (connections open, code paged in), then run interleaved rounds
+/// (the side that goes first alternates) and the median round of each side is reported, so a
+/// burst of load from elsewhere on the machine hits both sides alike.
+struct SmallRequests: Requestable {
+    /// The forecast for one day.
+    struct Day: Decodable, Sendable {
+        let day: String
+        let high: Int
+        let low: Int
+    }
+
+    /// What `/weather` answers inside its `data` envelope.
+    struct Weather: Decodable, Sendable {
+        let code: String
+        let message: String
+        let city: String
+        let temperature: Double
+        let condition: String
+        let forecast: [Day]
+    }
+
+    /// The whole `/weather` body, as a raw client decodes it.
+    struct Envelope: Decodable, Sendable {
+        let data: Weather
+    }
+
+    /// The Formwork form: the query comes from `parameters`, the value from `data`.
+    struct WeatherForm: TypedFormable {
+        typealias Response = Weather
+        let url: String
+        var parameters: Parameters { ["city": "shanghai"] }
+        var keyPath: String? { "data" }
+    }
+
+    /// One round's result for one side.
+    struct Sample: Sendable {
+        let requestsPerSecond: Double
+        let cpuMicrosecondsPerRequest: Double
+    }
+
+    /// A request failed or decoded the wrong value.
+    struct WrongAnswer: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let base: String
+    let options: Options
+
+    func run(report: Report) async {
+        let raw = URLSession(configuration: .default)
+        defer { raw.finishTasksAndInvalidate() }
+        let session = Session()
+        for concurrency in [1, options.concurrency] {
+            let title =
+                concurrency == 1
+                ? "1. Small GET + JSON decode, sequential"
+                : "2. Small GET + JSON decode, \(concurrency) in flight"
+            report.section(
+                "\(title) (\(options.rounds) interleaved rounds of \(options.requests) requests per side, median)"
+            )
+            do {
+                try await compare(concurrency: concurrency, raw: raw, session: session, report: report)
+            } catch {
+                report.fail("small requests, \(concurrency) in flight: \(error)")
+            }
+        }
+    }
+
+    private func compare(concurrency: Int, raw: URLSession, session: Session, report: Report) async throws {
+        guard let url = URL(string: "\(base)/weather?city=shanghai") else {
+            throw WrongAnswer(description: "bad URL \(base)")
+        }
+        let urlRequest = URLRequest(url: url)
+        let form = WeatherForm(url: "\(base)/weather")
+        let rawRequest: @Sendable () async throws -> Void = {
+            let (data, response) = try await raw.data(for: urlRequest)
+            guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+                throw WrongAnswer(
+                    description: "raw: status \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+            }
+            let weather = try JSONDecoder().decode(Envelope.self, from: data).data
+            guard weather.city == "shanghai" else { throw WrongAnswer(description: "raw: \(weather.city)") }
+        }
+        let formworkRequest: @Sendable () async throws -> Void = {
+            let weather = try await self.send(form, session: session)
+            guard weather.city == "shanghai" else {
+                throw WrongAnswer(description: "Formwork: \(weather.city)")
+            }
+        }
+        let warmUp = max(50, options.requests / 5)
+        _ = try await measure(count: warmUp, concurrency: concurrency, rawRequest)
+        _ = try await measure(count: warmUp, concurrency: concurrency, formworkRequest)
+        var rawSamples: [Sample] = []
+        var formworkSamples: [Sample] = []
+        for round in 0..<options.rounds {
+            if round.isMultiple(of: 2) {
+                rawSamples.append(
+                    try await measure(count: options.requests, concurrency: concurrency, rawRequest))
+                formworkSamples.append(
+                    try await measure(count: options.requests, concurrency: concurrency, formworkRequest))
+            } else {
+                formworkSamples.append(
+                    try await measure(count: options.requests, concurrency: concurrency, formworkRequest))
+                rawSamples.append(
+                    try await measure(count: options.requests, concurrency: concurrency, rawRequest))
+            }
+        }
+        report.pair(
+            "req/s", raw: rawSamples.map(\.requestsPerSecond).median,
+            formwork: formworkSamples.map(\.requestsPerSecond).median, higherIsBetter: true, target: 0.95)
+        report.pair(
+            "CPU us/request", raw: rawSamples.map(\.cpuMicrosecondsPerRequest).median,
+            formwork: formworkSamples.map(\.cpuMicrosecondsPerRequest).median, higherIsBetter: false,
+            target: 0.95)
+        let spread = { (samples: [Sample]) -> String in
+            let rates = samples.map(\.requestsPerSecond)
+            return "\(number(rates.min() ?? 0))-\(number(rates.max() ?? 0))"
+        }
+        report.note("req/s range over rounds: raw \(spread(rawSamples)), Formwork \(spread(formworkSamples))")
+    }
+
+    /// Runs `count` requests with at most `concurrency` in flight; any failure ends the phase.
+    private func measure(
+        count: Int, concurrency: Int, _ operation: @escaping @Sendable () async throws -> Void
+    ) async throws -> Sample {
+        let cpu = ProcessCPU.microseconds()
+        let clock = Stopwatch()
+        if concurrency <= 1 {
+            for _ in 0..<count { try await operation() }
+        } else {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var started = 0
+                while started < min(concurrency, count) {
+                    group.addTask { try await operation() }
+                    started += 1
+                }
+                while try await group.next() != nil {
+                    if started < count {
+                        group.addTask { try await operation() }
+                        started += 1
+                    }
+                }
+            }
+        }
+        let elapsed = clock.seconds
+        let used = ProcessCPU.microseconds() - cpu
+        return Sample(
+            requestsPerSecond: Double(count) / max(elapsed, 1e-9),
+            cpuMicrosecondsPerRequest: Double(used) / Double(count))
+    }
+}

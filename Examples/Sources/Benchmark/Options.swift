@@ -3,8 +3,14 @@ import Foundation
 /// The benchmark's command line.
 ///
 ///     Benchmark [--size BYTES] [--requests N] [--rounds R] [--transfer-rounds R] [--quick]
-///               [--only small|download|upload|resume]
+///               [--only small|download|upload|resume] [--server URL] [--side raw|formwork]
 struct Options: Sendable {
+    /// One side of the comparison, to profile it alone (`--side`).
+    enum Side: String, Sendable {
+        case raw
+        case formwork
+    }
+
     /// The phases the benchmark can run.
     enum Phase: String, CaseIterable, Sendable {
         case small
@@ -27,16 +33,22 @@ struct Options: Sendable {
     var phases = Phase.allCases
     /// `true` with `--quick`.
     var quick = false
+    /// A running DemoServer to use instead of starting one (`--server URL`).
+    var server: String?
+    /// Only this side of the small requests (`--side raw|formwork`), e.g. under callgrind.
+    var side: Side?
 
     static let usage = """
         usage: Benchmark [--size BYTES] [--requests N] [--rounds R] [--transfer-rounds R] [--quick]
-                         [--only small|download|upload|resume]
+                         [--only small|download|upload|resume] [--server URL] [--side raw|formwork]
           --size BYTES          bytes per download and upload (default 1073741824; --quick: 67108864)
           --requests N          small requests per side and round (default 2000; --quick: 300)
           --rounds R            interleaved rounds of small requests (default 5)
           --transfer-rounds R   interleaved rounds of each transfer (default 3)
           --quick               the reduced sizes, for CI (about a minute in release)
           --only PHASE          run one phase: small, download, upload or resume
+          --server URL          use a running DemoServer (e.g. under valgrind, which cannot start one)
+          --side raw|formwork   small requests through one side only (to profile it)
         """
 
     /// A bad command line, with the reason.
@@ -79,6 +91,13 @@ struct Options: Sendable {
                     throw Invalid(description: "unknown phase \"\(name)\"")
                 }
                 options.phases = [phase]
+            case "--server": options.server = try next(flag)
+            case "--side":
+                let name = try next(flag)
+                guard let side = Side(rawValue: name) else {
+                    throw Invalid(description: "unknown side \"\(name)\"")
+                }
+                options.side = side
             case "--help", "-h": throw Invalid(description: "")
             default: throw Invalid(description: "unknown argument \"\(flag)\"")
             }

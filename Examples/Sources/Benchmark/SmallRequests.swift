@@ -98,35 +98,37 @@ struct SmallRequests: Requestable {
             }
         }
         let warmUp = max(50, options.requests / 5)
-        _ = try await measure(count: warmUp, concurrency: concurrency, rawRequest)
-        _ = try await measure(count: warmUp, concurrency: concurrency, formworkRequest)
-        var rawSamples: [Sample] = []
-        var formworkSamples: [Sample] = []
+        let sides = [(Options.Side.raw, rawRequest), (.formwork, formworkRequest)].filter { side, _ in
+            options.side.map { $0 == side } ?? true
+        }
+        for (_, operation) in sides {
+            _ = try await measure(count: warmUp, concurrency: concurrency, operation)
+        }
+        var samples: [Options.Side: [Sample]] = [:]
         for round in 0..<options.rounds {
-            if round.isMultiple(of: 2) {
-                rawSamples.append(
-                    try await measure(count: options.requests, concurrency: concurrency, rawRequest))
-                formworkSamples.append(
-                    try await measure(count: options.requests, concurrency: concurrency, formworkRequest))
-            } else {
-                formworkSamples.append(
-                    try await measure(count: options.requests, concurrency: concurrency, formworkRequest))
-                rawSamples.append(
-                    try await measure(count: options.requests, concurrency: concurrency, rawRequest))
+            // The side that goes first alternates.
+            for (side, operation) in round.isMultiple(of: 2) ? sides : sides.reversed() {
+                samples[side, default: []].append(
+                    try await measure(count: options.requests, concurrency: concurrency, operation))
             }
         }
+        let rate = { (side: Options.Side) in samples[side, default: []].map(\.requestsPerSecond).median }
+        let cpu = { (side: Options.Side) in samples[side, default: []].map(\.cpuMicrosecondsPerRequest).median
+        }
+        guard sides.count == 2 else {
+            for (side, _) in sides {
+                report.note("\(side) only: \(number(rate(side))) req/s, \(number(cpu(side))) CPU us/request")
+            }
+            return
+        }
+        report.pair("req/s", raw: rate(.raw), formwork: rate(.formwork), higherIsBetter: true, target: 0.95)
         report.pair(
-            "req/s", raw: rawSamples.map(\.requestsPerSecond).median,
-            formwork: formworkSamples.map(\.requestsPerSecond).median, higherIsBetter: true, target: 0.95)
-        report.pair(
-            "CPU us/request", raw: rawSamples.map(\.cpuMicrosecondsPerRequest).median,
-            formwork: formworkSamples.map(\.cpuMicrosecondsPerRequest).median, higherIsBetter: false,
-            target: 0.95)
-        let spread = { (samples: [Sample]) -> String in
-            let rates = samples.map(\.requestsPerSecond)
+            "CPU us/request", raw: cpu(.raw), formwork: cpu(.formwork), higherIsBetter: false, target: 0.95)
+        let spread = { (side: Options.Side) -> String in
+            let rates = samples[side, default: []].map(\.requestsPerSecond)
             return "\(number(rates.min() ?? 0))-\(number(rates.max() ?? 0))"
         }
-        report.note("req/s range over rounds: raw \(spread(rawSamples)), Formwork \(spread(formworkSamples))")
+        report.note("req/s range over rounds: raw \(spread(.raw)), Formwork \(spread(.formwork))")
     }
 
     /// Runs `count` requests with at most `concurrency` in flight; any failure ends the phase.

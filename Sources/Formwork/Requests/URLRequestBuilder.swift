@@ -4,7 +4,7 @@ import Foundation
 enum URLRequestBuilder {
     /// Validates the form's URL string: it must parse and be an absolute http(s) URL with a host.
     static func url(from string: String) throws(NetworkError) -> URL {
-        let trimmed = string.trimmingCharacters(in: .whitespaces)
+        let trimmed = trimmingWhitespace(string)
         guard !trimmed.isEmpty else {
             throw NetworkError(.invalidURL, failureReason: "The URL is empty.")
         }
@@ -21,6 +21,24 @@ enum URLRequestBuilder {
             throw NetworkError(.invalidURL, failureReason: "\"\(string)\" has no host.")
         }
         return url
+    }
+
+    /// `string` without leading and trailing `CharacterSet.whitespaces` (spaces and tabs).
+    ///
+    /// `trimmingCharacters(in:)` costs some 20,000 instructions a call on Linux, a tenth of
+    /// Formwork's own work for a small request, so it only runs when an end is not plainly
+    /// something else (an ASCII character other than a space or a tab).
+    static func trimmingWhitespace(_ string: String) -> String {
+        func isPlainlyNotWhitespace(_ scalar: Unicode.Scalar?) -> Bool {
+            guard let scalar, scalar.isASCII else { return false }
+            return scalar != " " && scalar != "\t"
+        }
+        if isPlainlyNotWhitespace(string.unicodeScalars.first),
+            isPlainlyNotWhitespace(string.unicodeScalars.last)
+        {
+            return string
+        }
+        return string.trimmingCharacters(in: .whitespaces)
     }
 
     /// Checks a timeout and adapts it to the platform.

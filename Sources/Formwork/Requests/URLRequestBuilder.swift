@@ -64,7 +64,11 @@ enum URLRequestBuilder {
         for form: some Formable, configuration: Session.Configuration
     ) throws(NetworkError) -> URLRequest {
         var request = URLRequest(url: try url(from: form.url))
-        request.httpMethod = form.method.rawValue
+        let method = form.method.rawValue
+        if method != "GET" {
+            // A new URLRequest's method is already GET; the setter costs ~8,000 instructions on Linux.
+            request.httpMethod = method
+        }
         request.timeoutInterval = try timeout(form.timeout ?? configuration.timeout, request: request)
         let headers = configuration.headers.merging(form.headers)
         do {

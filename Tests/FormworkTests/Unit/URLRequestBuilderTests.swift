@@ -21,4 +21,15 @@ struct URLRequestBuilderTests {
         #expect(URLRequestBuilder.trimmingWhitespace(text) == expected)
         #expect(URLRequestBuilder.trimmingWhitespace(text) == text.trimmingCharacters(in: .whitespaces))
     }
+
+    @Test(
+        "The request's method is the form's, GET left as the default",
+        arguments: [
+            (HTTPMethod.get, "GET"), ("get", "GET"), (.post, "POST"), (.delete, "DELETE"), ("PURGE", "PURGE"),
+        ])
+    func method(method: HTTPMethod, expected: String) throws {
+        let form = TestForm(url: "https://a.example/p", method: method, parameters: ["q": 1])
+        let request = try URLRequestBuilder.request(for: form, configuration: Session.Configuration())
+        #expect(request.httpMethod == expected)
+    }
 }

@@ -140,6 +140,14 @@ public struct ParameterEncoding: Sendable {
         throws(ParameterEncodingError)
     {
         guard let url = request.url else { throw ParameterEncodingError(.missingURL) }
+        guard let encodedURL = Self.url(url, appendingQuery: query) else {
+            throw ParameterEncodingError(.invalidURL(url.absoluteString))
+        }
+        request.url = encodedURL
+    }
+
+    /// `url` with `query` (already percent-encoded) added to its query, or nil if that is not a URL.
+    static func url(_ url: URL, appendingQuery query: String) -> URL? {
         // In a parsed URL's text, the query runs from the first "?" to the fragment's "#" (neither
         // appears unencoded anywhere else), so the query is appended to the text and parsed once:
         // going through URLComponents and back costs twice as much. Like URLComponents without
@@ -153,10 +161,18 @@ public struct ParameterEncoding: Sendable {
         appended += questionMark.map { utf8.index(after: $0) == fragmentStart ? "" : "&" } ?? "?"
         appended += query
         appended += text[fragmentStart...]
-        guard let encodedURL = URL(string: appended) else {
-            throw ParameterEncodingError(.invalidURL(url.absoluteString))
-        }
-        request.url = encodedURL
+        return URL(string: appended)
+    }
+
+    /// The query string `encode(_:with:)` would add to the URL of a request with this `method`,
+    /// when that is all it would do; nil when it would leave the request as it is or set a body.
+    /// - Throws: ``ParameterEncodingError`` for a value that cannot be encoded.
+    func queryString(for parameters: Parameters, method: String?) throws(ParameterEncodingError) -> String? {
+        guard case .url(let destination, let encoder) = kind, !parameters.isEmpty,
+            Self.usesQueryString(destination, method: method)
+        else { return nil }
+        let query = try encoder.encode(parameters)
+        return query.isEmpty ? nil : query
     }
 
     private static func setBody(_ body: Data, contentType: String, on request: inout URLRequest) {

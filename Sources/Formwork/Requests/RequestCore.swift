@@ -24,6 +24,7 @@ public final class RequestCore: Sendable {
     }
 
     struct State {
+        var id: UUID?
         var lifecycle = RequestLifecycle()
         var startedAt: Date?
         var task: URLSessionTask?
@@ -57,8 +58,17 @@ public final class RequestCore: Sendable {
         var retryWait: Task<Void, Never>?
     }
 
-    /// A unique id, stable for the life of the request.
-    let id = UUID()
+    /// A unique id, stable for the life of the request. Made when first asked for: a `UUID()`
+    /// reads `/dev/urandom` on Linux (open, read, close), which most requests never need.
+    var id: UUID {
+        if let id = state.withLock({ $0.id }) { return id }
+        let fresh = UUID()
+        return state.withLock { state in
+            if let id = state.id { return id }
+            state.id = fresh
+            return fresh
+        }
+    }
     /// The session that runs the request.
     let session: Session
     /// Where the body goes instead of memory, for downloads.

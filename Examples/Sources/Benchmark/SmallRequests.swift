@@ -66,8 +66,8 @@ struct SmallRequests: Requestable {
                 ? "1. Small GET + JSON decode, sequential"
                 : "2. Small GET + JSON decode, \(concurrency) in flight"
             report.section(
-                "\(title) (\(options.rounds) interleaved rounds of \(options.requests) requests per side, median)"
-            )
+                "\(title) (\(options.rounds) rounds of \(options.requests) requests per side, the sides "
+                    + "alternating every \(Self.blockSize(concurrency: concurrency)) requests; median round)")
             do {
                 try await compare(concurrency: concurrency, raw: raw, session: session, report: report)
             } catch {
@@ -105,11 +105,29 @@ struct SmallRequests: Requestable {
             _ = try await measure(count: warmUp, concurrency: concurrency, operation)
         }
         var samples: [Options.Side: [Sample]] = [:]
+        let block = Self.blockSize(concurrency: concurrency)
         for round in 0..<options.rounds {
-            // The side that goes first alternates.
-            for (side, operation) in round.isMultiple(of: 2) ? sides : sides.reversed() {
+            // Within a round the sides take turns every `block` requests (the one going first
+            // alternates too), so a burst of load from elsewhere on the machine, which lasts
+            // seconds, hits both alike.
+            var totals: [Options.Side: (seconds: Double, cpu: Double)] = [:]
+            var done = 0
+            while done < options.requests {
+                let count = min(block, options.requests - done)
+                let turn = (round + done / block).isMultiple(of: 2) ? sides : sides.reversed()
+                for (side, operation) in turn {
+                    let sample = try await measure(count: count, concurrency: concurrency, operation)
+                    totals[side, default: (0, 0)].seconds += Double(count) / sample.requestsPerSecond
+                    totals[side, default: (0, 0)].cpu += sample.cpuMicrosecondsPerRequest * Double(count)
+                }
+                done += count
+            }
+            for (side, total) in totals {
+                let requests = Double(options.requests)
                 samples[side, default: []].append(
-                    try await measure(count: options.requests, concurrency: concurrency, operation))
+                    Sample(
+                        requestsPerSecond: requests / total.seconds,
+                        cpuMicrosecondsPerRequest: total.cpu / requests))
             }
         }
         let rate = { (side: Options.Side) in samples[side, default: []].map(\.requestsPerSecond).median }
@@ -129,6 +147,12 @@ struct SmallRequests: Requestable {
             return "\(number(rates.min() ?? 0))-\(number(rates.max() ?? 0))"
         }
         report.note("req/s range over rounds: raw \(spread(.raw)), Formwork \(spread(.formwork))")
+    }
+
+    /// How many requests one side runs before the other takes its turn: enough for 64 in flight
+    /// to reach full speed, few enough that the sides share the machine's moods.
+    static func blockSize(concurrency: Int) -> Int {
+        concurrency <= 1 ? 50 : max(200, 4 * concurrency)
     }
 
     /// Runs `count` requests with at most `concurrency` in flight; any failure ends the phase.

@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "DemoServer", targets: ["DemoServer"]),
         .executable(name: "MemoryCheck", targets: ["MemoryCheck"]),
         .executable(name: "Demo", targets: ["Demo"]),
+        .executable(name: "Benchmark", targets: ["Benchmark"]),
     ],
     dependencies: [
         // The Formwork library (used by the demo CLI and benchmark targets, not by DemoServer).
@@ -53,6 +54,13 @@ let package = Package(
             dependencies: [.product(name: "Formwork", package: "Formwork"), "ExampleSupport", "DemoServer"],
             // -O even in debug builds: the demo hashes hundreds of MiB to check its transfers.
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .unsafeFlags(["-O"])]
+        ),
+        // Runs the same work through raw URLSession and through Formwork and prints the ratios.
+        // It starts the DemoServer built beside it: depending on it builds both with one command.
+        .executableTarget(
+            name: "Benchmark",
+            dependencies: [.product(name: "Formwork", package: "Formwork"), "ExampleSupport", "DemoServer"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -140,18 +140,39 @@ public struct ParameterEncoding: Sendable {
         throws(ParameterEncodingError)
     {
         guard let url = request.url else { throw ParameterEncodingError(.missingURL) }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            throw ParameterEncodingError(.invalidURL(url.absoluteString))
-        }
-        if let existing = components.percentEncodedQuery, !existing.isEmpty {
-            components.percentEncodedQuery = existing + "&" + query
-        } else {
-            components.percentEncodedQuery = query
-        }
-        guard let encodedURL = components.url else {
+        guard let encodedURL = Self.url(url, appendingQuery: query) else {
             throw ParameterEncodingError(.invalidURL(url.absoluteString))
         }
         request.url = encodedURL
+    }
+
+    /// `url` with `query` (already percent-encoded) added to its query, or nil if that is not a URL.
+    static func url(_ url: URL, appendingQuery query: String) -> URL? {
+        // In a parsed URL's text, the query runs from the first "?" to the fragment's "#" (neither
+        // appears unencoded anywhere else), so the query is appended to the text and parsed once:
+        // going through URLComponents and back costs twice as much. Like URLComponents without
+        // resolving, this works on the URL's own (relative) text.
+        // (Searched as UTF-8: characters would cost grapheme breaking.)
+        let text = url.relativeString
+        let utf8 = text.utf8
+        let fragmentStart = utf8.firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
+        let questionMark = utf8[..<fragmentStart].firstIndex(of: UInt8(ascii: "?"))
+        var appended = String(text[..<fragmentStart])
+        appended += questionMark.map { utf8.index(after: $0) == fragmentStart ? "" : "&" } ?? "?"
+        appended += query
+        appended += text[fragmentStart...]
+        return URL(string: appended)
+    }
+
+    /// The query string `encode(_:with:)` would add to the URL of a request with this `method`,
+    /// when that is all it would do; nil when it would leave the request as it is or set a body.
+    /// - Throws: ``ParameterEncodingError`` for a value that cannot be encoded.
+    func queryString(for parameters: Parameters, method: String?) throws(ParameterEncodingError) -> String? {
+        guard case .url(let destination, let encoder) = kind, !parameters.isEmpty,
+            Self.usesQueryString(destination, method: method)
+        else { return nil }
+        let query = try encoder.encode(parameters)
+        return query.isEmpty ? nil : query
     }
 
     private static func setBody(_ body: Data, contentType: String, on request: inout URLRequest) {

@@ -27,12 +27,38 @@ struct PreparedRequest: Sendable {
         }
     }
 
-    /// Creates the URLSession task for this attempt (not resumed).
-    func makeTask(in session: URLSession) -> URLSessionTask {
+    /// Creates the URLSession task for this attempt (not resumed): one whose events go to the
+    /// session's delegate, or, given `completion`, one that delivers its whole response to it.
+    func makeTask(
+        in session: URLSession,
+        completion: (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)? = nil
+    ) -> URLSessionTask {
+        guard let completion else {
+            switch body {
+            case .inRequest: return session.dataTask(with: urlRequest)
+            case .data(let data): return session.uploadTask(with: urlRequest, from: data)
+            case .file(let url): return session.uploadTask(with: urlRequest, fromFile: url)
+            }
+        }
         switch body {
-        case .inRequest: session.dataTask(with: urlRequest)
-        case .data(let data): session.uploadTask(with: urlRequest, from: data)
-        case .file(let url): session.uploadTask(with: urlRequest, fromFile: url)
+        case .inRequest: return session.dataTask(with: urlRequest, completionHandler: completion)
+        case .data(let data):
+            return session.uploadTask(with: urlRequest, from: data, completionHandler: completion)
+        case .file(let url):
+            return session.uploadTask(with: urlRequest, fromFile: url, completionHandler: completion)
+        }
+    }
+
+    /// The size of the body, when it is known without reading it.
+    var bodyLength: Int64? {
+        switch body {
+        case .inRequest:
+            return urlRequest.httpBodyStream == nil ? Int64(urlRequest.httpBody?.count ?? 0) : nil
+        case .data(let data):
+            return Int64(data.count)
+        case .file(let url):
+            return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?
+                .int64Value
         }
     }
 }

@@ -6,13 +6,14 @@ extension RequestCore {
     /// delegate queue: it must return quickly (the body piles up in memory otherwise).
     typealias ProgressObserver = @Sendable (TransferProgress, _ attempt: Int) -> Void
 
-    /// Adds a progress observer. It first receives the current progress, if any.
+    /// Adds a progress observer, then starts the request (so the first attempt's task reports
+    /// progress as it moves). It first receives the current progress, if any.
     func addProgressObserver(_ observer: @escaping ProgressObserver) {
-        start()
         let current = state.withLock { state -> (TransferProgress, Int)? in
             state.progressObservers.append(observer)
             return state.progress.map { ($0, state.lifecycle.attempt) }
         }
+        start()
         if let (progress, attempt) = current { observer(progress, attempt) }
     }
 
@@ -101,6 +102,10 @@ extension Request {
     /// `progressable` is called on the main actor; bursts are coalesced to the newest value, values
     /// never go backwards within an attempt, and the final value (equal to the total on success)
     /// arrives before any handler chained after this hook.
+    ///
+    /// Chain it in the statement that makes the request, as with every hook: a data or upload
+    /// request that nothing watches when its transfer begins takes the faster way through
+    /// URLSession that reports no intermediate progress, so a later observer hears only the end.
     /// - Parameter progressable: What shows the progress.
     /// - Returns: The request.
     @MainActor
@@ -114,7 +119,8 @@ extension Request {
 
     /// Progress updates for async callers: upload progress for uploads, download progress
     /// otherwise. The sequence keeps only the newest value when the reader is slow, and ends when
-    /// the request ends (its last value is the final progress).
+    /// the request ends (its last value is the final progress). Ask for it in the statement that
+    /// makes the request (see ``progress(_:)``).
     public var progressUpdates: AsyncStream<TransferProgress> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))

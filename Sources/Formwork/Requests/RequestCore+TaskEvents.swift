@@ -85,6 +85,34 @@ extension RequestCore {
         }
     }
 
+    /// The whole response of a task made with a completion handler (see
+    /// `deliversAtCompletion`): recorded as the delegate's events would have, then completed.
+    func taskDidFinish(data: Data?, response: URLResponse?, error: (any Error)?, attempt: Int) {
+        let body = data ?? Data()
+        let sent = state.withLock { state -> Int64?? in
+            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return nil }
+            state.response = response as? HTTPURLResponse
+            state.data = body
+            state.bytesReceived = Int64(body.count)
+            return .some(state.prepared?.bodyLength)
+        }
+        guard let sent else { return }
+        if error == nil {
+            // What a progress observer added meanwhile may still hear: the final value.
+            switch progressDirection {
+            case .download:
+                let count = Int64(body.count)
+                updateProgress(TransferProgress(completedBytes: count, totalBytes: count), attempt: attempt)
+            case .upload:
+                if let sent {
+                    state.withLock { $0.bytesSent = sent }
+                    updateProgress(TransferProgress(completedBytes: sent, totalBytes: sent), attempt: attempt)
+                }
+            }
+        }
+        taskDidComplete(error: error, attempt: attempt)
+    }
+
     func taskDidComplete(error: (any Error)?, attempt: Int) {
         typealias Snapshot = (URLRequest?, HTTPURLResponse?, Data, ValidationRules, NetworkError?, Bool)
         let snapshot = state.withLock { state -> Snapshot? in

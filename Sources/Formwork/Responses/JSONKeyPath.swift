@@ -52,11 +52,19 @@ struct JSONKeyPath: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A strict, allocation-light JSON scanner (RFC 8259) that validates a whole document while
-/// remembering the range of the value at a target path.
+/// A strict JSON scanner (RFC 8259) that validates a whole document while remembering the range
+/// of the value at a target path.
+///
+/// It allocates nothing per value: strings are checked in place and only member names on the
+/// target's way are compared, byte for byte when both sides are ASCII (else as `String`s, which
+/// compare by canonical equivalence).
 private struct JSONScanner {
     let bytes: [UInt8]
     let target: [String]
+    /// Each target component's UTF-8 bytes when it is ASCII, for comparing names in place.
+    let asciiTarget: [[UInt8]?]
+    /// Each target component as an array index, when it is an index's canonical decimal form.
+    let targetIndices: [Int?]
     var index = 0
     var found: Range<Int>?
     /// How deep nesting may go before the document is refused (guards the stack).
@@ -65,12 +73,19 @@ private struct JSONScanner {
     init(bytes: [UInt8], target: [String]) {
         self.bytes = bytes
         self.target = target
+        asciiTarget = target.map { component in
+            component.utf8.allSatisfy { $0 < 0x80 } ? Array(component.utf8) : nil
+        }
+        targetIndices = target.map { component in
+            guard let value = Int(component), value >= 0, String(value) == component else { return nil }
+            return value
+        }
     }
 
     mutating func findTarget() throws(JSONKeyPath.Failure) -> Range<Int> {
         var deepestMatch = 0
         skipWhitespace()
-        try scanValue(path: [], depth: 0, deepestMatch: &deepestMatch)
+        try scanValue(matched: 0, depth: 0, deepestMatch: &deepestMatch)
         skipWhitespace()
         guard index == bytes.count else { throw malformed("unexpected data after the top-level value") }
         guard let found else {
@@ -84,26 +99,30 @@ private struct JSONScanner {
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
-    /// `path` is the path of the value about to be scanned if it is still on the target's way,
-    /// else `nil`.
-    private mutating func scanValue(path: [String]?, depth: Int, deepestMatch: inout Int)
+    /// `matched` is how many target components lead to the value about to be scanned, or `nil`
+    /// when the value is off the target's way.
+    private mutating func scanValue(matched: Int?, depth: Int, deepestMatch: inout Int)
         throws(JSONKeyPath.Failure)
     {
         guard depth < Self.maximumDepth else { throw malformed("nesting deeper than \(Self.maximumDepth)") }
         guard index < bytes.count else { throw malformed("unexpected end of document") }
         let start = index
-        let onPath = path.map { target.starts(with: $0) } ?? false
-        if onPath, let path { deepestMatch = max(deepestMatch, path.count) }
+        if let matched { deepestMatch = max(deepestMatch, matched) }
         switch bytes[index] {
         case UInt8(ascii: "{"):
-            try scanObject(path: onPath ? path : nil, depth: depth, deepestMatch: &deepestMatch)
+            try scanObject(matched: matched, depth: depth, deepestMatch: &deepestMatch)
         case UInt8(ascii: "["):
-            try scanArray(path: onPath ? path : nil, depth: depth, deepestMatch: &deepestMatch)
+            try scanArray(matched: matched, depth: depth, deepestMatch: &deepestMatch)
         case UInt8(ascii: "\""):
-            _ = try scanString()
+            _ = try skipString()
         case UInt8(ascii: "t"): try expect("true")
         case UInt8(ascii: "f"): try expect("false")
         case UInt8(ascii: "n"): try expect("null")
@@ -112,12 +131,12 @@ private struct JSONScanner {
         default:
             throw malformed("unexpected character")
         }
-        if onPath, path?.count == target.count {
+        if matched == target.count {
             found = start..<index
         }
     }
 
-    private mutating func scanObject(path: [String]?, depth: Int, deepestMatch: inout Int)
+    private mutating func scanObject(matched: Int?, depth: Int, deepestMatch: inout Int)
         throws(JSONKeyPath.Failure)
     {
         index += 1
@@ -126,19 +145,28 @@ private struct JSONScanner {
             index += 1
             return
         }
+        // Only members of an object on the target's way, short of its end, need their names read.
+        let component = matched.flatMap { $0 < target.count ? $0 : nil }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw malformed("expected a member name")
             }
-            let name = try scanString()
+            let nameStart = index
+            let isPlainASCII = try skipString()
+            var childMatched: Int?
+            if let component,
+                try nameMatches(component, from: nameStart, isPlainASCII: isPlainASCII)
+            {
+                childMatched = component + 1
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                 throw malformed("expected ':'")
             }
             index += 1
             skipWhitespace()
-            try scanValue(path: path.map { $0 + [name] }, depth: depth + 1, deepestMatch: &deepestMatch)
+            try scanValue(matched: childMatched, depth: depth + 1, deepestMatch: &deepestMatch)
             skipWhitespace()
             guard index < bytes.count else { throw malformed("unterminated object") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -152,7 +180,22 @@ private struct JSONScanner {
         }
     }
 
-    private mutating func scanArray(path: [String]?, depth: Int, deepestMatch: inout Int)
+    /// Whether the member name that starts at `nameStart` (its opening quote; already scanned,
+    /// so well-formed) equals target component `component`.
+    private func nameMatches(_ component: Int, from nameStart: Int, isPlainASCII: Bool)
+        throws(JSONKeyPath.Failure) -> Bool
+    {
+        if isPlainASCII, let expected = asciiTarget[component] {
+            // Between the quotes, without escapes: the bytes are the name.
+            let name = bytes[(nameStart + 1)..<(index - 1)]
+            return name.elementsEqual(expected)
+        }
+        var copy = self
+        copy.index = nameStart
+        return try copy.decodeString() == target[component]
+    }
+
+    private mutating func scanArray(matched: Int?, depth: Int, deepestMatch: inout Int)
         throws(JSONKeyPath.Failure)
     {
         index += 1
@@ -161,11 +204,12 @@ private struct JSONScanner {
             index += 1
             return
         }
+        let wanted = matched.flatMap { $0 < target.count ? targetIndices[$0] : nil }
         var element = 0
         while true {
             skipWhitespace()
-            try scanValue(
-                path: path.map { $0 + [String(element)] }, depth: depth + 1, deepestMatch: &deepestMatch)
+            let childMatched = wanted == element ? matched.map { $0 + 1 } : nil
+            try scanValue(matched: childMatched, depth: depth + 1, deepestMatch: &deepestMatch)
             element += 1
             skipWhitespace()
             guard index < bytes.count else { throw malformed("unterminated array") }
@@ -180,8 +224,43 @@ private struct JSONScanner {
         }
     }
 
+    /// Scans a string without decoding it: checks for control characters, bad escapes and
+    /// invalid UTF-8. Returns `true` when it is plain ASCII without escapes.
+    private mutating func skipString() throws(JSONKeyPath.Failure) -> Bool {
+        index += 1
+        // The raw bytes since the last escape, checked as UTF-8 where `decodeString` checks them.
+        var segmentStart = index
+        var segmentIsASCII = true
+        var isPlainASCII = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                let segment = segmentStart..<index
+                if byte == UInt8(ascii: "\"") { index += 1 }  // past the quote, as `decodeString` reports
+                if !segmentIsASCII, String(validating: bytes[segment], as: UTF8.self) == nil {
+                    throw malformed("invalid UTF-8 in a string")
+                }
+                if byte == UInt8(ascii: "\"") { return isPlainASCII }
+                isPlainASCII = false
+                _ = try scanEscape()
+                segmentStart = index
+                segmentIsASCII = true
+            case 0x00..<0x20:
+                throw malformed("control character in a string")
+            default:
+                if byte >= 0x80 {
+                    segmentIsASCII = false
+                    isPlainASCII = false
+                }
+                index += 1
+            }
+        }
+        throw malformed("unterminated string")
+    }
+
     /// Scans a string and returns its decoded value.
-    private mutating func scanString() throws(JSONKeyPath.Failure) -> String {
+    private mutating func decodeString() throws(JSONKeyPath.Failure) -> String {
         index += 1
         var scalars = String.UnicodeScalarView()
         var raw: [UInt8] = []

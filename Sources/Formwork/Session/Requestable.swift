@@ -44,6 +44,7 @@ extension Requestable {
     public nonisolated(nonsending) func send<F: TypedFormable>(_ form: F, session: Session = .default)
         async throws(NetworkError) -> F.Response
     {
-        try await session.request(form).decode(F.Response.self, atKeyPath: form.keyPath)
+        // Decoding starts the request at once: no scheduled start needed.
+        try await session.makeDataRequest(form).decode(F.Response.self, atKeyPath: form.keyPath)
     }
 }

@@ -94,8 +94,16 @@ public final class Session: Sendable {
     public func request(_ form: some RequestFormable, isolation: isolated (any Actor)? = #isolation)
         -> DataRequest
     {
+        let request = makeDataRequest(form)
+        request.core.scheduleStart()
+        return request
+    }
+
+    /// A data request for `form` that has not started: whoever makes one starts it, e.g. with
+    /// an async accessor (``Requestable/send(_:session:)`` does, saving the scheduled start's task).
+    func makeDataRequest(_ form: some RequestFormable) -> DataRequest {
         let configuration = self.configuration
-        let request = DataRequest(
+        return DataRequest(
             core: RequestCore(
                 session: self,
                 builder: { _ throws(NetworkError) in
@@ -103,7 +111,5 @@ public final class Session: Sendable {
                         urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration))
                 }
             ))
-        request.core.scheduleStart()
-        return request
     }
 }

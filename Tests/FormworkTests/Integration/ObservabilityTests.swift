@@ -66,6 +66,20 @@ struct ObservabilityTests {
         #expect(upload.metrics.first?.error == nil)
     }
 
+    @Test("A request's id is the same every time it is read, for monitors too, and unique")
+    func requestIDs() async throws {
+        let monitor = RecordingMonitor()
+        let session = Session { $0.eventMonitors = [monitor] }
+        let url = try await DemoServer.url("/echo")
+        let first = client.request(TestForm(url: url), session: session)
+        let second = client.request(TestForm(url: url), session: session)
+        _ = try await first.data()
+        _ = try await second.data()
+        #expect(first.id == first.id)
+        #expect(first.id != second.id)
+        #expect(Set(monitor.metrics.map(\.requestID)) == [first.id, second.id])
+    }
+
     @Test("The console logger redacts Authorization, Cookie and configured keys")
     func loggerRedacts() async throws {
         let sink = LineSink()

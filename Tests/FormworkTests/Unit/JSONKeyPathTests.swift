@@ -23,6 +23,10 @@ struct JSONKeyPathTests {
             ("dup", #"{"dup":1,"dup":2}"#, "2"),
             ("esc\"aped", #"{"esc\"aped":true}"#, "true"),
             ("上海", #"{"\u4e0a\u6d77":"ok"}"#, #""ok""#),
+            ("上海.x", #"{"上海":{"x":[]},"x":0}"#, "[]"),
+            // Names compare as Swift strings do, by canonical equivalence: é (one scalar) is e + ◌́.
+            ("caf\u{E9}", "{\"cafe\u{301}\":7}", "7"),
+            ("a.b", #"{"a":{"c":1,"b":2,"bb":3},"b":4}"#, "2"),
         ])
     func finds(path: String, json: String, expected: String) throws {
         #expect(try value(path, in: json) == expected)
@@ -36,6 +40,8 @@ struct JSONKeyPathTests {
             ("data.list", #"{"data":"text"}"#, "list"),
             ("items.5", #"{"items":[1,2]}"#, "5"),
             ("data", "[1,2]", "data"),
+            ("items.01", #"{"items":[1,2]}"#, "01"),
+            ("data.Data", #"{"data":{"DATA":1,"data":2}}"#, "Data"),
         ])
     func missing(path: String, json: String, component: String) throws {
         let keyPath = try #require(JSONKeyPath(path))

@@ -80,6 +80,10 @@ private let formContentType = "application/x-www-form-urlencoded; charset=utf-8"
         ("https://h.example/p?x=1#top", "https://h.example/p?x=1&a=b%20c#top"),
         ("https://h.example/p?", "https://h.example/p?a=b%20c"),
         ("https://h.example/p?q=%E4%B8%8A", "https://h.example/p?q=%E4%B8%8A&a=b%20c"),
+        ("https://h.example/p#top", "https://h.example/p?a=b%20c#top"),
+        ("https://h.example", "https://h.example?a=b%20c"),
+        ("https://h.example/p?#f", "https://h.example/p?a=b%20c#f"),
+        ("http://u:p@[::1]:8080/a%20b;c?q=%3F#", "http://u:p@[::1]:8080/a%20b;c?q=%3F&a=b%20c#"),
     ])
     func queryIsAppendedToExistingQuery(url: String, expected: String) throws {
         let encoded = try encode(.query, ["a": "b c"], url: url)

@@ -1,0 +1,109 @@
+import Foundation
+
+/// The benchmark's command line.
+///
+///     Benchmark [--size BYTES] [--requests N] [--rounds R] [--transfer-rounds R] [--quick]
+///               [--only small|download|upload|resume] [--server URL] [--side raw|formwork]
+struct Options: Sendable {
+    /// One side of the comparison, to profile it alone (`--side`).
+    enum Side: String, Sendable {
+        case raw
+        case formwork
+    }
+
+    /// The phases the benchmark can run.
+    enum Phase: String, CaseIterable, Sendable {
+        case small
+        case download
+        case upload
+        case resume
+    }
+
+    /// Bytes per download and upload (1 GiB by default, 64 MiB with `--quick`).
+    var size: Int64 = 1 << 30
+    /// Small requests per side and round (2000 by default, 300 with `--quick`).
+    var requests = 2000
+    /// Interleaved rounds of small requests; the median round is reported.
+    var rounds = 5
+    /// Interleaved rounds of each download and upload; the median is reported.
+    var transferRounds = 3
+    /// How many small requests are in flight in the concurrent phase.
+    var concurrency = 64
+    /// The phases to run, in order.
+    var phases = Phase.allCases
+    /// `true` with `--quick`.
+    var quick = false
+    /// A running DemoServer to use instead of starting one (`--server URL`).
+    var server: String?
+    /// Only this side of the small requests (`--side raw|formwork`), e.g. under callgrind.
+    var side: Side?
+
+    static let usage = """
+        usage: Benchmark [--size BYTES] [--requests N] [--rounds R] [--transfer-rounds R] [--quick]
+                         [--only small|download|upload|resume] [--server URL] [--side raw|formwork]
+          --size BYTES          bytes per download and upload (default 1073741824; --quick: 67108864)
+          --requests N          small requests per side and round (default 2000; --quick: 300)
+          --rounds R            interleaved rounds of small requests (default 5)
+          --transfer-rounds R   interleaved rounds of each transfer (default 3)
+          --quick               the reduced sizes, for CI (about a minute in release)
+          --only PHASE          run one phase: small, download, upload or resume
+          --server URL          use a running DemoServer (e.g. under valgrind, which cannot start one)
+          --side raw|formwork   small requests through one side only (to profile it)
+        """
+
+    /// A bad command line, with the reason.
+    struct Invalid: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Parses the arguments (without the program name).
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        if arguments.contains("--quick") {
+            options.quick = true
+            options.size = 64 << 20
+            options.requests = 300
+        }
+        var index = 0
+        func next(_ flag: String) throws -> String {
+            index += 1
+            guard index < arguments.count else { throw Invalid(description: "\(flag) needs a value") }
+            return arguments[index]
+        }
+        func positive(_ flag: String) throws -> Int {
+            let text = try next(flag)
+            guard let value = Int(text), value > 0 else {
+                throw Invalid(description: "\(flag) needs a positive number, not \"\(text)\"")
+            }
+            return value
+        }
+        while index < arguments.count {
+            let flag = arguments[index]
+            switch flag {
+            case "--quick": break
+            case "--size": options.size = Int64(try positive(flag))
+            case "--requests": options.requests = try positive(flag)
+            case "--rounds": options.rounds = try positive(flag)
+            case "--transfer-rounds": options.transferRounds = try positive(flag)
+            case "--only":
+                let name = try next(flag)
+                guard let phase = Phase(rawValue: name) else {
+                    throw Invalid(description: "unknown phase \"\(name)\"")
+                }
+                options.phases = [phase]
+            case "--server": options.server = try next(flag)
+            case "--side":
+                let name = try next(flag)
+                guard let side = Side(rawValue: name) else {
+                    throw Invalid(description: "unknown side \"\(name)\"")
+                }
+                options.side = side
+            case "--help", "-h": throw Invalid(description: "")
+            default: throw Invalid(description: "unknown argument \"\(flag)\"")
+            }
+            index += 1
+        }
+        guard options.size >= 2 else { throw Invalid(description: "--size must be at least 2 bytes") }
+        return options
+    }
+}

@@ -1,0 +1,187 @@
+import Formwork
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Small GET + JSON decode (`/weather`), raw `URLSession.data(for:)` + `JSONDecoder` against a
+/// Formwork typed form sent with `send(_:)`, one at a time or many in flight.
+///
+/// Both sides warm up first (connections open, code paged in), then run interleaved rounds
+/// (the side that goes first alternates) and the median round of each side is reported, so a
+/// burst of load from elsewhere on the machine hits both sides alike.
+struct SmallRequests: Requestable {
+    /// The forecast for one day.
+    struct Day: Decodable, Sendable {
+        let day: String
+        let high: Int
+        let low: Int
+    }
+
+    /// What `/weather` answers inside its `data` envelope.
+    struct Weather: Decodable, Sendable {
+        let code: String
+        let message: String
+        let city: String
+        let temperature: Double
+        let condition: String
+        let forecast: [Day]
+    }
+
+    /// The whole `/weather` body, as a raw client decodes it.
+    struct Envelope: Decodable, Sendable {
+        let data: Weather
+    }
+
+    /// The Formwork form: the query comes from `parameters`, the value from `data`.
+    struct WeatherForm: TypedFormable {
+        typealias Response = Weather
+        let url: String
+        var parameters: Parameters { ["city": "shanghai"] }
+        var keyPath: String? { "data" }
+    }
+
+    /// One round's result for one side.
+    struct Sample: Sendable {
+        let requestsPerSecond: Double
+        let cpuMicrosecondsPerRequest: Double
+    }
+
+    /// A request failed or decoded the wrong value.
+    struct WrongAnswer: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let base: String
+    let options: Options
+
+    func run(report: Report) async {
+        let raw = URLSession(configuration: .default)
+        defer { raw.finishTasksAndInvalidate() }
+        let session = Session()
+        for concurrency in [1, options.concurrency] {
+            let title =
+                concurrency == 1
+                ? "1. Small GET + JSON decode, sequential"
+                : "2. Small GET + JSON decode, \(concurrency) in flight"
+            report.section(
+                "\(title) (\(options.rounds) rounds of \(options.requests) requests per side, the sides "
+                    + "alternating every \(Self.blockSize(concurrency: concurrency)) requests; median round)")
+            do {
+                try await compare(concurrency: concurrency, raw: raw, session: session, report: report)
+            } catch {
+                report.fail("small requests, \(concurrency) in flight: \(error)")
+            }
+        }
+    }
+
+    private func compare(concurrency: Int, raw: URLSession, session: Session, report: Report) async throws {
+        guard let url = URL(string: "\(base)/weather?city=shanghai") else {
+            throw WrongAnswer(description: "bad URL \(base)")
+        }
+        let urlRequest = URLRequest(url: url)
+        let form = WeatherForm(url: "\(base)/weather")
+        let rawRequest: @Sendable () async throws -> Void = {
+            let (data, response) = try await raw.data(for: urlRequest)
+            guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+                throw WrongAnswer(
+                    description: "raw: status \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+            }
+            let weather = try JSONDecoder().decode(Envelope.self, from: data).data
+            guard weather.city == "shanghai" else { throw WrongAnswer(description: "raw: \(weather.city)") }
+        }
+        let formworkRequest: @Sendable () async throws -> Void = {
+            let weather = try await self.send(form, session: session)
+            guard weather.city == "shanghai" else {
+                throw WrongAnswer(description: "Formwork: \(weather.city)")
+            }
+        }
+        let warmUp = max(50, options.requests / 5)
+        let sides = [(Options.Side.raw, rawRequest), (.formwork, formworkRequest)].filter { side, _ in
+            options.side.map { $0 == side } ?? true
+        }
+        for (_, operation) in sides {
+            _ = try await measure(count: warmUp, concurrency: concurrency, operation)
+        }
+        var samples: [Options.Side: [Sample]] = [:]
+        let block = Self.blockSize(concurrency: concurrency)
+        for round in 0..<options.rounds {
+            // Within a round the sides take turns every `block` requests (the one going first
+            // alternates too), so a burst of load from elsewhere on the machine, which lasts
+            // seconds, hits both alike.
+            var totals: [Options.Side: (seconds: Double, cpu: Double)] = [:]
+            var done = 0
+            while done < options.requests {
+                let count = min(block, options.requests - done)
+                let turn = (round + done / block).isMultiple(of: 2) ? sides : sides.reversed()
+                for (side, operation) in turn {
+                    let sample = try await measure(count: count, concurrency: concurrency, operation)
+                    totals[side, default: (0, 0)].seconds += Double(count) / sample.requestsPerSecond
+                    totals[side, default: (0, 0)].cpu += sample.cpuMicrosecondsPerRequest * Double(count)
+                }
+                done += count
+            }
+            for (side, total) in totals {
+                let requests = Double(options.requests)
+                samples[side, default: []].append(
+                    Sample(
+                        requestsPerSecond: requests / total.seconds,
+                        cpuMicrosecondsPerRequest: total.cpu / requests))
+            }
+        }
+        let rate = { (side: Options.Side) in samples[side, default: []].map(\.requestsPerSecond).median }
+        let cpu = { (side: Options.Side) in samples[side, default: []].map(\.cpuMicrosecondsPerRequest).median
+        }
+        guard sides.count == 2 else {
+            for (side, _) in sides {
+                report.note("\(side) only: \(number(rate(side))) req/s, \(number(cpu(side))) CPU us/request")
+            }
+            return
+        }
+        report.pair("req/s", raw: rate(.raw), formwork: rate(.formwork), higherIsBetter: true, target: 0.95)
+        report.pair(
+            "CPU us/request", raw: cpu(.raw), formwork: cpu(.formwork), higherIsBetter: false, target: 0.95)
+        let spread = { (side: Options.Side) -> String in
+            let rates = samples[side, default: []].map(\.requestsPerSecond)
+            return "\(number(rates.min() ?? 0))-\(number(rates.max() ?? 0))"
+        }
+        report.note("req/s range over rounds: raw \(spread(.raw)), Formwork \(spread(.formwork))")
+    }
+
+    /// How many requests one side runs before the other takes its turn: enough for 64 in flight
+    /// to reach full speed, few enough that the sides share the machine's moods.
+    static func blockSize(concurrency: Int) -> Int {
+        concurrency <= 1 ? 50 : max(200, 4 * concurrency)
+    }
+
+    /// Runs `count` requests with at most `concurrency` in flight; any failure ends the phase.
+    private func measure(
+        count: Int, concurrency: Int, _ operation: @escaping @Sendable () async throws -> Void
+    ) async throws -> Sample {
+        let cpu = ProcessCPU.microseconds()
+        let clock = Stopwatch()
+        if concurrency <= 1 {
+            for _ in 0..<count { try await operation() }
+        } else {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var started = 0
+                while started < min(concurrency, count) {
+                    group.addTask { try await operation() }
+                    started += 1
+                }
+                while try await group.next() != nil {
+                    if started < count {
+                        group.addTask { try await operation() }
+                        started += 1
+                    }
+                }
+            }
+        }
+        let elapsed = clock.seconds
+        let used = ProcessCPU.microseconds() - cpu
+        return Sample(
+            requestsPerSecond: Double(count) / max(elapsed, 1e-9),
+            cpuMicrosecondsPerRequest: Double(used) / Double(count))
+    }
+}

@@ -6,7 +6,7 @@ import Testing
 
 /// Requests that nothing watches while they move take their response in one completion handler;
 /// the others go through the session delegate's task events (see `deliversAtCompletion`).
-@Suite("Delegate events only for requests that are watched", .timeLimit(.minutes(1)))
+@Suite("Delegate events only for requests that are watched", .timeLimit(.minutes(5)))
 struct DeliveryPathTests {
     let client = Client()
 

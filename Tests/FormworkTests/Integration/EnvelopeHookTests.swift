@@ -4,7 +4,7 @@ import Testing
 
 @testable import Formwork
 
-@Suite("Envelope decoding against the demo server", .timeLimit(.minutes(1)))
+@Suite("Envelope decoding against the demo server", .timeLimit(.minutes(5)))
 struct EnvelopeHookTests {
     let client = Client()
 

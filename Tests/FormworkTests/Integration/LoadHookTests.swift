@@ -4,7 +4,7 @@ import Testing
 
 @testable import Formwork
 
-@Suite("Load hook against the demo server", .timeLimit(.minutes(1)))
+@Suite("Load hook against the demo server", .timeLimit(.minutes(5)))
 @MainActor
 struct LoadHookTests {
     let client = Client()

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Formwork
 
-@Suite("Warn and inform against the demo server", .timeLimit(.minutes(1)))
+@Suite("Warn and inform against the demo server", .timeLimit(.minutes(5)))
 @MainActor
 struct MessageHookTests {
     let client = Client()

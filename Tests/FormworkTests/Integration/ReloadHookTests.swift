@@ -4,7 +4,7 @@ import Testing
 
 @testable import Formwork
 
-@Suite("Reload hook against the demo server", .timeLimit(.minutes(1)))
+@Suite("Reload hook against the demo server", .timeLimit(.minutes(5)))
 @MainActor
 struct ReloadHookTests {
     let client = Client()

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Formwork
 
-@Suite("Hooks on downloads and uploads", .timeLimit(.minutes(1)))
+@Suite("Hooks on downloads and uploads", .timeLimit(.minutes(5)))
 @MainActor
 struct TransferHookTests {
     let client = Client()

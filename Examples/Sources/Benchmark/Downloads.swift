@@ -38,11 +38,6 @@ struct Downloads {
         let destination: URL
     }
 
-    /// The transfer did not deliver what the server sent.
-    struct WrongFile: Error, CustomStringConvertible {
-        let description: String
-    }
-
     let base: String
     let options: Options
     let directory: URL
@@ -99,7 +94,7 @@ struct Downloads {
         defer { try? FileManager.default.removeItem(at: destination) }
         let temporaryFiles = Files.downloadTempFiles()
         defer { Files.removeDownloadTempFiles(except: temporaryFiles) }
-        guard let requestURL = URL(string: url) else { throw WrongFile(description: "bad URL \(url)") }
+        guard let requestURL = URL(string: url) else { throw BenchmarkFailure("bad URL \(url)") }
         let mark = PeakMemory.mark()
         let clock = Stopwatch()
         var reported: Int64 = -1
@@ -126,20 +121,20 @@ struct Downloads {
         let sample = Sample(seconds: clock.seconds, growth: PeakMemory.growth(since: mark))
         let received = Files.size(of: destination)
         guard received == size else {
-            throw WrongFile(description: "\(variant.label): \(received) bytes on disk, expected \(size)")
+            throw BenchmarkFailure("\(variant.label): \(received) bytes on disk, expected \(size)")
         }
         if variant != .rawBare, reported != size {
-            throw WrongFile(description: "\(variant.label): progress ended at \(reported) of \(size) bytes")
+            throw BenchmarkFailure("\(variant.label): progress ended at \(reported) of \(size) bytes")
         }
         guard try Files.matchesServerContent(destination, size: size) else {
-            throw WrongFile(description: "\(variant.label): the content differs from the server's file")
+            throw BenchmarkFailure("\(variant.label): the content differs from the server's file")
         }
         return sample
     }
 
     static func checkStatus(_ response: URLResponse?) throws {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200 else { throw WrongFile(description: "status \(status)") }
+        guard status == 200 else { throw BenchmarkFailure("status \(status)") }
     }
 }
 

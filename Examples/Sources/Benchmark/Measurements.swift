@@ -126,3 +126,13 @@ extension Array where Element == Double {
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 }
+
+/// Why a phase's result cannot be trusted (a wrong size, content or reply): it is reported, and
+/// it sets the exit code.
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -38,11 +38,6 @@ struct Resume: Requestable {
         let tag: Tag
     }
 
-    /// The resume did not behave.
-    struct Unexpected: Error, CustomStringConvertible {
-        let description: String
-    }
-
     let base: String
     let options: Options
     let directory: URL
@@ -105,7 +100,7 @@ struct Resume: Requestable {
         } catch {
             cutSucceeded = false  // expected: the body was cut short
         }
-        guard !cutSucceeded else { throw Unexpected(description: "raw: the cut download succeeded") }
+        guard !cutSucceeded else { throw BenchmarkFailure("raw: the cut download succeeded") }
         let (file, response) = try await raw.download(
             for: URLRequest(url: try url("/files/\(size)?tag=\(tag)")))
         defer { try? FileManager.default.removeItem(at: file) }
@@ -122,7 +117,7 @@ struct Resume: Requestable {
         let cut = CutForm(url: "\(base)/files/\(size)?cutAt=\(size / 2)&tag=\(tag)", destination: destination)
         let failed = await download(cut, session: session).response()
         guard failed.error != nil, let resumeData = failed.resumeData else {
-            throw Unexpected(description: "Formwork: the cut download gave no resume data (\(failed.result))")
+            throw BenchmarkFailure("Formwork: the cut download gave no resume data (\(failed.result))")
         }
         defer { try? FileManager.default.removeItem(at: resumeData.partialFileURL) }
         let form = ResumeForm(
@@ -135,15 +130,15 @@ struct Resume: Requestable {
     private func checkFile(_ file: URL, side: String) throws {
         let received = Files.size(of: file)
         guard received == options.size else {
-            throw Unexpected(description: "\(side): \(received) bytes on disk, expected \(options.size)")
+            throw BenchmarkFailure("\(side): \(received) bytes on disk, expected \(options.size)")
         }
         guard try Files.matchesServerContent(file, size: options.size) else {
-            throw Unexpected(description: "\(side): the content differs from the server's file")
+            throw BenchmarkFailure("\(side): the content differs from the server's file")
         }
     }
 
     private func url(_ path: String) throws -> URL {
-        guard let url = URL(string: base + path) else { throw Unexpected(description: "bad URL \(path)") }
+        guard let url = URL(string: base + path) else { throw BenchmarkFailure("bad URL \(path)") }
         return url
     }
 

@@ -48,11 +48,6 @@ struct SmallRequests: Requestable {
         let cpuMicrosecondsPerRequest: Double
     }
 
-    /// A request failed or decoded the wrong value.
-    struct WrongAnswer: Error, CustomStringConvertible {
-        let description: String
-    }
-
     let base: String
     let options: Options
 
@@ -78,23 +73,23 @@ struct SmallRequests: Requestable {
 
     private func compare(concurrency: Int, raw: URLSession, session: Session, report: Report) async throws {
         guard let url = URL(string: "\(base)/weather?city=shanghai") else {
-            throw WrongAnswer(description: "bad URL \(base)")
+            throw BenchmarkFailure("bad URL \(base)")
         }
         let urlRequest = URLRequest(url: url)
         let form = WeatherForm(url: "\(base)/weather")
         let rawRequest: @Sendable () async throws -> Void = {
             let (data, response) = try await raw.data(for: urlRequest)
             guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-                throw WrongAnswer(
-                    description: "raw: status \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+                throw BenchmarkFailure(
+                    "raw: status \((response as? HTTPURLResponse)?.statusCode ?? 0)")
             }
             let weather = try JSONDecoder().decode(Envelope.self, from: data).data
-            guard weather.city == "shanghai" else { throw WrongAnswer(description: "raw: \(weather.city)") }
+            guard weather.city == "shanghai" else { throw BenchmarkFailure("raw: \(weather.city)") }
         }
         let formworkRequest: @Sendable () async throws -> Void = {
             let weather = try await self.send(form, session: session)
             guard weather.city == "shanghai" else {
-                throw WrongAnswer(description: "Formwork: \(weather.city)")
+                throw BenchmarkFailure("Formwork: \(weather.city)")
             }
         }
         let warmUp = max(50, options.requests / 5)

@@ -39,11 +39,6 @@ struct Uploads {
         }
     }
 
-    /// The server's reply did not match what was sent.
-    struct WrongReply: Error, CustomStringConvertible {
-        let description: String
-    }
-
     static let title = "Formwork benchmark upload"
 
     let base: String
@@ -134,7 +129,7 @@ struct Uploads {
         let boundary = "benchmark-\(UUID().uuidString)"
         try Self.writeMultipartBody(to: body, boundary: boundary, file: source)
         guard let url = URL(string: uploadURL(hashed: hashed)) else {
-            throw WrongReply(description: "bad URL")
+            throw BenchmarkFailure("bad URL")
         }
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
@@ -147,18 +142,18 @@ struct Uploads {
     /// Checks the server's reply: the whole body, a title part and the file part of the right sizes.
     private func check(_ reply: Reply, bodyBytes: Int64?) throws -> String? {
         guard let parts = reply.parts, parts.count == 2 else {
-            throw WrongReply(description: "expected 2 parts, got \(reply.parts?.count ?? 0)")
+            throw BenchmarkFailure("expected 2 parts, got \(reply.parts?.count ?? 0)")
         }
         guard parts[0].name == "title", parts[0].bytes == Int64(Self.title.utf8.count) else {
-            throw WrongReply(description: "the title part is wrong: \(parts[0])")
+            throw BenchmarkFailure("the title part is wrong: \(parts[0])")
         }
         guard parts[1].name == "video", parts[1].fileName == "source.bin", parts[1].bytes == options.size
         else {
-            throw WrongReply(description: "the file part is wrong: \(parts[1])")
+            throw BenchmarkFailure("the file part is wrong: \(parts[1])")
         }
         guard reply.contentLength == reply.bytes, bodyBytes.map({ $0 == reply.bytes }) ?? true else {
-            throw WrongReply(
-                description: "body of \(reply.bytes) bytes, Content-Length \(reply.contentLength ?? -1)")
+            throw BenchmarkFailure(
+                "body of \(reply.bytes) bytes, Content-Length \(reply.contentLength ?? -1)")
         }
         return parts[1].md5
     }

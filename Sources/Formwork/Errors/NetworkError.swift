@@ -174,3 +174,15 @@ extension NetworkError {
         )
     }
 }
+
+extension NetworkError {
+    /// `error` as a ``NetworkError``: itself when it is one, else a ``Kind/requestBuildFailed``
+    /// wrapping it (for closures whose function type cannot carry typed throws, see
+    /// `RequestCore.Builder`).
+    static func building(_ error: any Error) -> NetworkError {
+        if let error = error as? NetworkError { return error }
+        return NetworkError(
+            .requestBuildFailed, failureReason: "The request could not be built: \(error)",
+            underlyingError: error)
+    }
+}

@@ -12,8 +12,9 @@ import Foundation
 public final class RequestCore: Sendable {
     /// One link of the handler chain: runs once per attempt with that attempt's outcome.
     typealias Link = @Sendable (RequestOutcome) async -> Void
-    /// Prepares what an attempt sends.
-    typealias Builder = @Sendable (_ attempt: Int) async throws(NetworkError) -> PreparedRequest
+    /// Prepares what an attempt sends. Throws ``NetworkError`` (untyped in the function type:
+    /// typed-throws function types need the iOS 18 / macOS 15 runtime).
+    typealias Builder = @Sendable (_ attempt: Int) async throws -> PreparedRequest
 
     /// Which direction progress reports follow.
     enum ProgressDirection: Sendable {
@@ -155,7 +156,7 @@ public final class RequestCore: Sendable {
                 }
             }
         } catch {
-            finish(attempt: attempt, error: error)
+            finish(attempt: attempt, error: NetworkError.building(error))
             return
         }
         let task = state.withLock { state -> URLSessionTask? in
@@ -257,7 +258,7 @@ public final class RequestCore: Sendable {
         let prepared = state.withLock { $0.prepared }
         prepared?.removeTemporaryFiles()
         if delay > 0 {
-            let wait = Task<Void, Never> { _ = try? await Task.sleep(for: .seconds(delay)) }
+            let wait = Task<Void, Never> { await sleep(seconds: delay) }
             state.withLock { $0.retryWait = wait }
             await wait.value
         }
@@ -274,7 +275,7 @@ public final class RequestCore: Sendable {
     /// slow trickle). Replaces an earlier deadline.
     func setDeadline(_ seconds: TimeInterval) {
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(max(0, seconds)))
+            await sleep(seconds: seconds)
             guard !Task.isCancelled else { return }
             self?.expire(after: seconds)
         }

@@ -238,7 +238,7 @@ private struct JSONScanner {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):
                 let segment = segmentStart..<index
                 if byte == UInt8(ascii: "\"") { index += 1 }  // past the quote, as `decodeString` reports
-                if !segmentIsASCII, String(validating: bytes[segment], as: UTF8.self) == nil {
+                if !segmentIsASCII, !isValidUTF8(bytes[segment]) {
                     throw malformed("invalid UTF-8 in a string")
                 }
                 if byte == UInt8(ascii: "\"") { return isPlainASCII }
@@ -269,16 +269,10 @@ private struct JSONScanner {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let text = String(validating: raw, as: UTF8.self) else {
-                    throw malformed("invalid UTF-8 in a string")
-                }
-                scalars.append(contentsOf: text.unicodeScalars)
+                guard appendUTF8(raw, to: &scalars) else { throw malformed("invalid UTF-8 in a string") }
                 return String(scalars)
             case UInt8(ascii: "\\"):
-                guard let text = String(validating: raw, as: UTF8.self) else {
-                    throw malformed("invalid UTF-8 in a string")
-                }
-                scalars.append(contentsOf: text.unicodeScalars)
+                guard appendUTF8(raw, to: &scalars) else { throw malformed("invalid UTF-8 in a string") }
                 raw.removeAll(keepingCapacity: true)
                 scalars.append(try scanEscape())
             case 0x00..<0x20:

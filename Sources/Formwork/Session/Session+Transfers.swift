@@ -39,7 +39,7 @@ extension Session {
         _ form: some DownloadFormable, file: DownloadFile, isolation: isolated (any Actor)? = #isolation
     ) -> DownloadRequest {
         let configuration = self.configuration
-        let core = RequestCore(session: self, sink: file, progress: .download) { _ throws(NetworkError) in
+        let core = RequestCore(session: self, sink: file, progress: .download) { _ in
             var request = try URLRequestBuilder.request(for: form, configuration: configuration)
             // Ranges and byte counts refer to the bytes on disk: ask for them unencoded.
             if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
@@ -66,7 +66,7 @@ extension Session {
     public func upload(_ form: some UploadDataFormable, isolation: isolated (any Actor)? = #isolation)
         -> UploadRequest
     {
-        makeUpload(form, isolation: isolation) { request throws(NetworkError) in
+        makeUpload(form, isolation: isolation) { request in
             setDefaultContentType("application/octet-stream", on: &request)
             return PreparedRequest(urlRequest: request, body: .data(form.data))
         }
@@ -83,7 +83,7 @@ extension Session {
     public func upload(_ form: some UploadFileFormable, isolation: isolated (any Actor)? = #isolation)
         -> UploadRequest
     {
-        makeUpload(form, isolation: isolation) { request throws(NetworkError) in
+        makeUpload(form, isolation: isolation) { request in
             let fileURL = form.fileURL
             try checkReadableFile(fileURL, request: request)
             setDefaultContentType(MIMEType.guess(forPathExtension: fileURL.pathExtension), on: &request)
@@ -102,7 +102,7 @@ extension Session {
     public func upload(_ form: some UploadStreamFormable, isolation: isolated (any Actor)? = #isolation)
         -> UploadRequest
     {
-        makeUpload(form, isolation: isolation) { request throws(NetworkError) in
+        makeUpload(form, isolation: isolation) { request in
             do {
                 request.httpBodyStream = try form.makeStream()
             } catch {
@@ -127,7 +127,7 @@ extension Session {
     public func upload(_ form: some UploadMultipartFormable, isolation: isolated (any Actor)? = #isolation)
         -> UploadRequest
     {
-        makeUpload(form, isolation: isolation) { request throws(NetworkError) in
+        makeUpload(form, isolation: isolation) { request in
             let multipart = form.multipartFormData
             let (threshold, directory) = (form.encodingMemoryThreshold, form.encodingDirectory)
             let body: EncodedMultipartBody
@@ -157,10 +157,10 @@ extension Session {
     /// Builds an upload request whose body `prepare` attaches to the form's base request.
     func makeUpload(
         _ form: some UploadFormable, isolation: isolated (any Actor)? = #isolation,
-        prepare: @escaping @Sendable (inout URLRequest) async throws(NetworkError) -> PreparedRequest
+        prepare: @escaping @Sendable (inout URLRequest) async throws -> PreparedRequest
     ) -> UploadRequest {
         let configuration = self.configuration
-        let core = RequestCore(session: self, progress: .upload) { _ throws(NetworkError) in
+        let core = RequestCore(session: self, progress: .upload) { _ in
             var request = try URLRequestBuilder.baseRequest(for: form, configuration: configuration)
             return try await prepare(&request)
         }

@@ -106,7 +106,7 @@ public final class Session: Sendable {
         return DataRequest(
             core: RequestCore(
                 session: self,
-                builder: { _ throws(NetworkError) in
+                builder: { _ in
                     PreparedRequest(
                         urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration))
                 }

@@ -13,9 +13,10 @@ final class Protected<Value>: @unchecked Sendable {  // every access to `value` 
     }
 
     /// Runs `body` with exclusive access to the value and returns its result.
-    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure)
-        -> Result
-    {
+    ///
+    /// `rethrows`, not typed throws: a typed-throws function type needs the iOS 18 / macOS 15
+    /// runtime wherever its metadata is needed.
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

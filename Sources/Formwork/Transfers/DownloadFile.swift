@@ -216,25 +216,29 @@ final class DownloadFile: ResponseSink {
     }
 
     func write(_ data: Data) throws(NetworkError) -> TransferProgress {
-        try state.withLock { state throws(NetworkError) -> TransferProgress in
+        let result = state.withLock { state -> Result<TransferProgress, NetworkError> in
             guard let handle = state.handle else {
-                throw NetworkError(
-                    .fileOperationFailed, failureReason: "The partial file \(partialURL.path) is closed.")
+                return .failure(
+                    NetworkError(
+                        .fileOperationFailed, failureReason: "The partial file \(partialURL.path) is closed.")
+                )
             }
             do {
                 try handle.write(contentsOf: data)
             } catch {
-                throw NetworkError(
-                    .fileOperationFailed,
-                    failureReason:
-                        "Cannot write to the partial file \(partialURL.path): \(error.localizedDescription)",
-                    underlyingError: error)
+                return .failure(
+                    NetworkError(
+                        .fileOperationFailed,
+                        failureReason:
+                            "Cannot write to the partial file \(partialURL.path): \(error.localizedDescription)",
+                        underlyingError: error))
             }
             state.written += Int64(data.count)
             // Every byte on disk counts for a resume, as long as the validator is known.
             state.offset = state.written
-            return TransferProgress(completedBytes: state.written, totalBytes: state.total)
+            return .success(TransferProgress(completedBytes: state.written, totalBytes: state.total))
         }
+        return try result.get()
     }
 
     func close(attempt: Int, error: NetworkError?) -> NetworkError? {

@@ -32,6 +32,18 @@ let package = Package(
             dependencies: ["Formwork", "FormworkTestSupport"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // Built the way a new Xcode 26 app target is (default main-actor isolation and
+        // "approachable concurrency"): it holds the README's quick start and the Getting started
+        // article's code verbatim and runs them against the demo server.
+        .testTarget(
+            name: "MainActorAppTests",
+            dependencies: ["Formwork", "FormworkTestSupport"],
+            swiftSettings: [
+                .defaultIsolation(MainActor.self),
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+                .enableUpcomingFeature("InferIsolatedConformances"),
+            ]
+        ),
         // libFuzzer targets (see README "Fuzzing"); plain builds compile them too.
         .executableTarget(name: "FuzzJSONKeyPath", dependencies: ["Formwork"], path: "Fuzz/FuzzJSONKeyPath"),
         .executableTarget(

@@ -57,7 +57,7 @@ struct WeatherService: Requestable {
 // snippet end
 
 // snippet: getting-started-typed
-nonisolated struct CityWeatherForm: TypedFormable {
+struct CityWeatherForm: TypedFormable {
     typealias Response = Weather
     let city: String
     var url: String { "https://api.example.com/weather" }

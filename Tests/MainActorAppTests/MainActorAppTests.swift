@@ -31,7 +31,7 @@ nonisolated struct DemoHost: RequestAdapter {
 struct Caller: Requestable {}
 
 /// A form of this module for a status the docs' forms never get.
-nonisolated struct ServerErrorForm: RequestFormable {
+struct ServerErrorForm: RequestFormable {
     var url: String { "https://api.example.com/status/500" }
 }
 

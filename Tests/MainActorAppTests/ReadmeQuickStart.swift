@@ -7,7 +7,7 @@
 // snippet: weather
 import Formwork
 
-nonisolated struct WeatherForm: RequestFormable {
+struct WeatherForm: RequestFormable {
     let city: String
     var url: String { "https://api.example.com/weather" }
     var parameters: Parameters { ["city": city] }  // ?city=shanghai
@@ -39,7 +39,7 @@ nonisolated struct Article: Decodable, Sendable {
     let title: String
 }
 
-nonisolated struct ArticlesForm: TypedFormable {
+struct ArticlesForm: TypedFormable {
     typealias Response = [Article]
     var url: String { "https://api.example.com/articles" }
     var parameters: Parameters { ["page": 1] }
@@ -54,12 +54,12 @@ struct ArticleService: Requestable {
 // snippet end
 
 // snippet: readme-headers
-nonisolated extension Formable {
+extension Formable {
     var headers: HTTPHeaders { ["accessToken": Credentials.token] }
 }
 // snippet end
 
 /// What the README's shared-headers extension reads (the README leaves it to the app).
-nonisolated enum Credentials {
+enum Credentials {
     static let token = "main-actor-app-token"
 }

@@ -11,8 +11,12 @@ import Foundation
 /// }
 /// ```
 ///
-/// In an app module that defaults to the main actor, mark forms and that extension `nonisolated`.
-public protocol Formable: Sendable {
+/// A form need not be `Sendable`: `request`, `send`, `download` and `upload` read it once, on the
+/// caller's actor, when they are called, and every attempt (retries and reloads too) sends what
+/// was read then. So a form declared in an app module that defaults to the main actor (the Xcode
+/// app template) needs no `nonisolated`. Values that change between attempts, such as a token
+/// that is refreshed, belong in a ``RequestAdapter`` or an ``AuthenticationInterceptor``.
+public protocol Formable {
     /// The absolute http(s) URL. An invalid one fails the request with ``NetworkError/Kind/invalidURL``.
     var url: String { get }
     /// The HTTP method. Defaults to `.get` (request and download forms) or `.post` (upload forms).

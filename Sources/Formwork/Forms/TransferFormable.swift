@@ -68,7 +68,11 @@ public protocol UploadFileFormable: UploadFormable {
 }
 
 /// Uploads a stream, sent with chunked transfer encoding (its length need not be known).
-public protocol UploadStreamFormable: UploadFormable {
+///
+/// Unlike other forms, a stream form is `Sendable`: ``makeStream()`` is called for each attempt,
+/// on whatever thread the request runs, never on the caller's actor. In an app module that
+/// defaults to the main actor, declare it `nonisolated struct MyStreamForm: UploadStreamFormable`.
+public protocol UploadStreamFormable: UploadFormable, Sendable {
     /// Makes a fresh stream for each attempt (a retry or reload cannot reuse a consumed stream).
     /// - Throws: Any error; the request then fails with ``NetworkError/Kind/requestBuildFailed``.
     func makeStream() throws -> InputStream

@@ -38,9 +38,9 @@ extension Session {
     func makeDownload(
         _ form: some DownloadFormable, file: DownloadFile, isolation: isolated (any Actor)? = #isolation
     ) -> DownloadRequest {
-        let configuration = self.configuration
+        let (snapshot, configuration) = (FormSnapshot(form), self.configuration)
         let core = RequestCore(session: self, sink: file, progress: .download) { _ in
-            var request = try URLRequestBuilder.request(for: form, configuration: configuration)
+            var request = try URLRequestBuilder.request(for: snapshot, configuration: configuration)
             // Ranges and byte counts refer to the bytes on disk: ask for them unencoded.
             if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
                 request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
@@ -66,9 +66,10 @@ extension Session {
     public func upload(_ form: some UploadDataFormable, isolation: isolated (any Actor)? = #isolation)
         -> UploadRequest
     {
-        makeUpload(form, isolation: isolation) { request in
+        let data = form.data
+        return makeUpload(form, isolation: isolation) { request in
             setDefaultContentType("application/octet-stream", on: &request)
-            return PreparedRequest(urlRequest: request, body: .data(form.data))
+            return PreparedRequest(urlRequest: request, body: .data(data))
         }
     }
 
@@ -83,8 +84,8 @@ extension Session {
     public func upload(_ form: some UploadFileFormable, isolation: isolated (any Actor)? = #isolation)
         -> UploadRequest
     {
-        makeUpload(form, isolation: isolation) { request in
-            let fileURL = form.fileURL
+        let fileURL = form.fileURL
+        return makeUpload(form, isolation: isolation) { request in
             try checkReadableFile(fileURL, request: request)
             setDefaultContentType(MIMEType.guess(forPathExtension: fileURL.pathExtension), on: &request)
             return PreparedRequest(urlRequest: request, body: .file(fileURL))
@@ -127,9 +128,9 @@ extension Session {
     public func upload(_ form: some UploadMultipartFormable, isolation: isolated (any Actor)? = #isolation)
         -> UploadRequest
     {
-        makeUpload(form, isolation: isolation) { request in
-            let multipart = form.multipartFormData
-            let (threshold, directory) = (form.encodingMemoryThreshold, form.encodingDirectory)
+        let multipart = form.multipartFormData
+        let (threshold, directory) = (form.encodingMemoryThreshold, form.encodingDirectory)
+        return makeUpload(form, isolation: isolation) { request in
             let body: EncodedMultipartBody
             do {
                 // Building a large body writes a file: keep that off the concurrency pool.
@@ -159,9 +160,9 @@ extension Session {
         _ form: some UploadFormable, isolation: isolated (any Actor)? = #isolation,
         prepare: @escaping @Sendable (inout URLRequest) async throws -> PreparedRequest
     ) -> UploadRequest {
-        let configuration = self.configuration
+        let (snapshot, configuration) = (FormSnapshot(base: form), self.configuration)
         let core = RequestCore(session: self, progress: .upload) { _ in
-            var request = try URLRequestBuilder.baseRequest(for: form, configuration: configuration)
+            var request = try URLRequestBuilder.baseRequest(for: snapshot, configuration: configuration)
             return try await prepare(&request)
         }
         let request = UploadRequest(core: core)

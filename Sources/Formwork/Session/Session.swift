@@ -81,11 +81,12 @@ public final class Session: Sendable {
 
     /// Sends a form and returns the request, to chain hooks and handlers on.
     ///
-    /// The request starts when the first handler, hook or async accessor is chained, or else once
-    /// the caller's actor finishes the current statement, so adapters, validators and retriers
-    /// chained on the same line all apply. Called from code with no actor (a `nonisolated`
-    /// function), it starts only at the first handler, hook, async accessor or
-    /// ``Request/resume()``.
+    /// The form is read once, now, on the caller's actor (so it need not be `Sendable`); every
+    /// attempt sends what was read. The request starts when the first handler, hook or async
+    /// accessor is chained, or else once the caller's actor finishes the current statement, so
+    /// adapters, validators and retriers chained on the same line all apply. Called from code with
+    /// no actor (a `nonisolated` function), it starts only at the first handler, hook, async
+    /// accessor or ``Request/resume()``.
     /// - Parameters:
     ///   - form: What to send.
     ///   - isolation: The caller's actor, filled in by the compiler.
@@ -102,7 +103,8 @@ public final class Session: Sendable {
     /// A data request for `form` that has not started: whoever makes one starts it, e.g. with
     /// an async accessor (``Requestable/send(_:session:)`` does, saving the scheduled start's task).
     func makeDataRequest(_ form: some RequestFormable) -> DataRequest {
-        let configuration = self.configuration
+        // Read once, here on the caller's actor; only the Sendable snapshot goes into the builder.
+        let (form, configuration) = (FormSnapshot(form), self.configuration)
         return DataRequest(
             core: RequestCore(
                 session: self,

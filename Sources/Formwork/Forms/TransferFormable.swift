@@ -71,7 +71,8 @@ public protocol UploadFileFormable: UploadFormable {
 ///
 /// Unlike other forms, a stream form is `Sendable`: ``makeStream()`` is called for each attempt,
 /// on whatever thread the request runs, never on the caller's actor. In an app module that
-/// defaults to the main actor, declare it `nonisolated struct MyStreamForm: UploadStreamFormable`.
+/// defaults to the main actor, declare it `nonisolated struct MyStreamForm: UploadStreamFormable`
+/// (and give it its own `headers` if that module's shared-headers extension is main-actor).
 public protocol UploadStreamFormable: UploadFormable, Sendable {
     /// Makes a fresh stream for each attempt (a retry or reload cannot reuse a consumed stream).
     /// - Throws: Any error; the request then fails with ``NetworkError/Kind/requestBuildFailed``.

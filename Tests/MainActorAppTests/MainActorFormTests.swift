@@ -60,6 +60,23 @@ struct SmallFileDownload: DownloadFormable {
     var url: String { "https://api.example.com/files/1000" }
 }
 
+struct HalfFileDownload: DownloadFormable {
+    let destination: URL
+    var url: String { "https://api.example.com/files/400000?cutAt=200000" }
+}
+
+struct ResumeHalfFile: DownloadResumeFormable {
+    let resumeData: ResumeData
+    let destination: URL
+    var url: String { "https://api.example.com/files/400000" }
+}
+
+/// Generic code calls the plain download overload even for a resume form: Formwork finds the
+/// resume conformance at run time, which for a main-actor conformance works on the main actor.
+func downloadAny<F: DownloadFormable>(_ form: F, session: Session) -> DownloadRequest {
+    Caller().download(form, session: session)
+}
+
 /// A stream form is `Sendable` (its factory runs for every attempt, off the caller's actor): in a
 /// main-actor module it is declared `nonisolated`. This module's shared-headers extension is
 /// main-actor, which a nonisolated form cannot use: it declares its own headers.
@@ -108,6 +125,23 @@ struct MainActorFormTests {
         .decode(UploadReceipt.self)
         #expect(receipt.bytes == 11)
         #expect(receipt.contentType == "text/plain")
+    }
+
+    @Test("a main-actor resume form sent through generic code fetches only the missing half")
+    func resumeThroughGenericCode() async throws {
+        let session = try await Session.demo()
+        let destination = FileManager.default.temporaryDirectory
+            .appendingPathComponent("formwork-main-actor-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let cut = await Caller().download(HalfFileDownload(destination: destination), session: session)
+            .response()
+        let resumeData = try #require(cut.resumeData)
+        #expect(resumeData.bytesReceived == 200_000)
+        let request = downloadAny(
+            ResumeHalfFile(resumeData: resumeData, destination: destination), session: session)
+        #expect(try await request.fileURL() == destination)
+        #expect(request.request?.value(forHTTPHeaderField: "Range")?.hasPrefix("bytes=200000-") == true)
+        #expect(try Data(contentsOf: destination) == DemoFileContent.bytes(size: 400_000))
     }
 
     @Test("a download from a main-actor form lands at its destination")

@@ -138,10 +138,11 @@ extension DestinationFacts {
     /// What is at `path`: symbolic links are followed to tell folders from files; a dangling link
     /// counts as a file.
     static func item(at path: String) -> Item {
-        var info = stat()
-        if stat(path, &info) == 0 {
-            return (info.st_mode & S_IFMT) == S_IFDIR ? .directory : .file
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            return isDirectory.boolValue ? .directory : .file
         }
-        return lstat(path, &info) == 0 ? .file : .nothing
+        // `fileExists` follows links: a link to nothing is still something at that path.
+        return (try? FileManager.default.attributesOfItem(atPath: path)) == nil ? .nothing : .file
     }
 }

@@ -10,9 +10,13 @@ import Foundation
 /// let file = try await download(ReportForm()).fileURL()
 /// ```
 public protocol DownloadFormable: RequestFormable {
-    /// Where the finished file goes (replacing any file there). Defaults to a new file in the
-    /// temporary directory. Read once per request.
+    /// Where the finished file goes. Defaults to a new file in the temporary directory. Read once
+    /// per request.
     var destination: URL { get }
+    /// Whether an existing file at ``destination`` may be replaced and its missing folders
+    /// created. Defaults to none: the download then fails, keeping its bytes for a resume, rather
+    /// than replace a file or create folders. Read once per request.
+    var destinationOptions: DownloadDestinationOptions { get }
 }
 
 extension DownloadFormable {
@@ -21,6 +25,9 @@ extension DownloadFormable {
         FileManager.default.temporaryDirectory.appendingPathComponent(
             "formwork-download-\(UUID().uuidString)")
     }
+
+    /// None: never replace a file, never create folders.
+    public var destinationOptions: DownloadDestinationOptions { [] }
 }
 
 /// A form that continues an interrupted download from its ``ResumeData`` (even after an app

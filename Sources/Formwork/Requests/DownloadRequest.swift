@@ -1,7 +1,9 @@
 import Foundation
 
 /// A download: the body streams to a partial file as it arrives (memory stays flat whatever the
-/// size) and moves atomically onto the form's `destination` when it completes.
+/// size) and moves atomically onto the form's `destination` when it completes, as the form's
+/// ``DownloadFormable/destinationOptions`` allow (by default it never replaces a file or creates
+/// a folder).
 ///
 /// ```swift
 /// let file = try await download(ReportForm())
@@ -25,9 +27,12 @@ public final class DownloadRequest: Request {
     public var destination: URL { file.destination }
 
     /// What a later request needs to fetch only the rest of this download: set after a failure
-    /// (or ``cancel(producingResumeData:)``) that left received bytes and a validator (a strong
-    /// `ETag` or `Last-Modified`). `Codable`: persist it to resume after an app restart with a
-    /// ``DownloadResumeFormable``.
+    /// (or ``cancel(producingResumeData:)``) that left received bytes and a validator (an `ETag`
+    /// not marked weak, or `Last-Modified`). That includes a complete download the destination
+    /// could not take (a folder is there, a file the form may not replace...): resuming it to
+    /// another destination then costs one request and no body. `Codable`: persist it to resume
+    /// after an app restart with a ``DownloadResumeFormable``. When it is `nil`, no partial file
+    /// was left behind.
     public var resumeData: ResumeData? {
         guard isFinished else { return nil }
         return file.resumeData(for: core.request)
@@ -93,7 +98,8 @@ public struct DownloadResponse: Sendable {
     public let errorBody: Data?
     /// Seconds from the start of the request until it finished.
     public let duration: TimeInterval
-    /// On a failure that left resumable bytes, what a later request needs to fetch only the rest.
+    /// On a failure that left resumable bytes (also a complete download its destination could not
+    /// take), what a later request needs to fetch only the rest.
     public let resumeData: ResumeData?
 
     init(_ outcome: RequestOutcome, fileURL: URL, resumeData: ResumeData?) {

@@ -75,6 +75,9 @@ protocol ResponseSink: AnyObject, Sendable {
     /// The attempt ended with `error` (nil on success). On success the sink finishes its work
     /// (moves the file into place) and returns an error if that fails.
     func close(attempt: Int, error: NetworkError?) -> NetworkError?
+    /// `true` when `open` answered `.complete` for `attempt`: the attempt succeeds whatever its
+    /// status.
+    func isComplete(attempt: Int) -> Bool
 }
 
 /// Where a response body goes.
@@ -86,4 +89,7 @@ enum SinkDecision: Sendable, Equatable {
     /// Not at all: drop this response and start a new attempt at once (e.g. a resume answered
     /// with the wrong range).
     case restart
+    /// Not needed: the sink already holds the whole body (a resume whose 416 proved the partial
+    /// file complete). The attempt succeeds whatever the status; progress ends at this value.
+    case complete(TransferProgress)
 }

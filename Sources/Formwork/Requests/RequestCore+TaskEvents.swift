@@ -28,6 +28,9 @@ extension RequestCore {
         case .restart:
             restartAttemptNow(after: attempt)
             return .cancel
+        case .complete(let final):
+            updateProgress(final, attempt: attempt)
+            return .allow
         }
     }
 
@@ -128,6 +131,8 @@ extension RequestCore {
             failure = sinkFailure
         } else if let error {
             failure = .transport(error, request: request, response: response, data: wroteToSink ? nil : data)
+        } else if response != nil, sink?.isComplete(attempt: attempt) == true {
+            failure = nil  // the body on disk is complete: this answer (a 416) only proved it
         } else if let response {
             // Validators are app code: they run outside the lock.
             failure = rules.validate(

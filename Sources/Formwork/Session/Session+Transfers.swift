@@ -16,7 +16,9 @@ extension Session {
         if let resume = form as? any DownloadResumeFormable {
             return download(resume, isolation: isolation)
         }
-        let file = DownloadFile(destination: form.destination, segmentSize: configuration.downloadSegmentSize)
+        let file = DownloadFile(
+            destination: form.destination, options: form.destinationOptions,
+            segmentSize: configuration.downloadSegmentSize)
         return makeDownload(form, file: file, isolation: isolation)
     }
 
@@ -30,7 +32,7 @@ extension Session {
         -> DownloadRequest
     {
         let file = DownloadFile(
-            resuming: form.resumeData, destination: form.destination,
+            resuming: form.resumeData, destination: form.destination, options: form.destinationOptions,
             segmentSize: configuration.downloadSegmentSize)
         return makeDownload(form, file: file, isolation: isolation)
     }

@@ -1,19 +1,20 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// A download's body on disk: a partial file beside the destination that every received chunk is
-/// appended to, moved atomically onto the destination when the download succeeds.
+/// A download's body on disk: a partial file that every received chunk is appended to, put at the
+/// destination by ``DestinationMove`` when the download succeeds.
 ///
 /// Keeping the partial file (rather than a `downloadTask`'s hidden temp file) means every byte
-/// received survives a failure, so the next attempt can ask for the rest with `Range`.
+/// received survives a failure, so the next attempt can ask for the rest with `Range`. The
+/// partial file lives next to the destination (so the final move is one atomic `rename` or
+/// `link`), or in the temporary directory when that folder cannot take it yet.
+///
+/// One rule about leftovers: a download that ends without offering resume data (no bytes, no
+/// validator, a plain cancel) leaves no partial file behind.
 final class DownloadFile: ResponseSink {
-    private struct State {
+    struct State {
         var handle: FileHandle?
+        /// The partial file; for a fresh download chosen when the first body arrives.
+        var partialURL: URL?
         /// Bytes in the partial file that a resumed request may continue from.
         var offset: Int64
         /// The validator (strong ETag, else Last-Modified) of the bytes in the partial file.
@@ -26,7 +27,7 @@ final class DownloadFile: ResponseSink {
         var isComplete = false
         /// `true` when a cancel should keep the partial file (to resume later).
         var keepsPartialOnCancel = false
-        /// How many times a response made the download start again from zero.
+        /// How many times a response made the download start again or re-ask for the whole body.
         var restarts = 0
         /// `true` while the body is fetched one bounded range at a time (turned off when the
         /// server ignores or refuses ranges).
@@ -34,53 +35,67 @@ final class DownloadFile: ResponseSink {
         /// Set when the body cannot be used (ranges that keep going wrong, an unwritable file):
         /// the attempt ends with this error even if the transfer itself succeeded.
         var failure: NetworkError?
+        /// Body bytes of the current response still to drop: a 200 resending bytes already kept.
+        var bytesToSkip: Int64 = 0
+        /// The server refused a range it could serve: later requests ask for the whole body.
+        var rangesRefused = false
+        /// `true` until the first answer to a resume arrives.
+        var awaitsResumeAnswer: Bool
+        /// The attempt whose 416 proved the partial file complete: its own body is not needed.
+        var completedByAttempt: Int?
     }
 
-    /// How many times a download may start again from zero before it fails.
+    /// How many times a download may start again from zero (or re-ask for the whole body) before
+    /// it fails.
     static let maximumRestarts = 2
 
     /// Where the finished file goes.
     let destination: URL
+    /// What the final move may do at the destination.
+    let options: DownloadDestinationOptions
     /// The most bytes one request asks for, or `nil` to fetch the rest in one request.
     let segmentSize: Int64?
-    /// Where the bytes go while they arrive.
-    let partialURL: URL
-    private let state: Protected<State>
+    let state: Protected<State>
 
     /// - Parameters:
     ///   - destination: The final file.
-    ///   - partialURL: The partial file; when resuming, the one holding `offset` bytes already.
+    ///   - options: What the final move may do there.
+    ///   - partialURL: When resuming, the partial file holding `offset` bytes already.
     ///   - offset: Bytes already in the partial file (0 for a fresh download).
     ///   - validator: The validator those bytes were served with.
     ///   - total: The file's full size, if known.
+    ///   - segmentSize: The most bytes one request asks for.
     init(
-        destination: URL, partialURL: URL? = nil, offset: Int64 = 0, validator: ResumeData.Validator? = nil,
-        total: Int64? = nil, segmentSize: Int64? = nil
+        destination: URL, options: DownloadDestinationOptions = [], partialURL: URL? = nil, offset: Int64 = 0,
+        validator: ResumeData.Validator? = nil, total: Int64? = nil, segmentSize: Int64? = nil
     ) {
         self.destination = destination
+        self.options = options
         self.segmentSize = segmentSize.map { max(1, $0) }
-        self.partialURL =
-            partialURL
-            ?? destination.deletingLastPathComponent().appendingPathComponent(
-                ".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).formwork-partial")
         var offset = offset
         if offset > 0 {
             // Trust only what is really on disk.
             let size =
-                (try? FileManager.default.attributesOfItem(atPath: self.partialURL.path)[.size] as? NSNumber)?
-                .int64Value ?? 0
+                partialURL.flatMap {
+                    (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber)?
+                        .int64Value
+                } ?? 0
             offset = size >= offset ? offset : 0
         }
         state = Protected(
             State(
-                offset: offset, validator: offset > 0 ? validator : nil, total: offset > 0 ? total : nil,
-                segmenting: segmentSize != nil))
+                partialURL: partialURL, offset: offset, validator: offset > 0 ? validator : nil,
+                total: offset > 0 ? total : nil, segmenting: segmentSize != nil,
+                awaitsResumeAnswer: offset > 0))
     }
 
     /// Continues the download described by `resumeData` into `destination`.
-    convenience init(resuming resumeData: ResumeData, destination: URL, segmentSize: Int64? = nil) {
+    convenience init(
+        resuming resumeData: ResumeData, destination: URL, options: DownloadDestinationOptions = [],
+        segmentSize: Int64? = nil
+    ) {
         self.init(
-            destination: destination, partialURL: resumeData.partialFileURL,
+            destination: destination, options: options, partialURL: resumeData.partialFileURL,
             offset: resumeData.isResumable ? resumeData.bytesReceived : 0, validator: resumeData.validator,
             total: resumeData.totalBytes, segmentSize: segmentSize)
     }
@@ -89,10 +104,18 @@ final class DownloadFile: ResponseSink {
     ///
     /// While segmenting, each request asks for at most ``segmentSize`` bytes: corelibs URLSession
     /// has no back-pressure, so bounding what one response can deliver bounds the memory a fast
-    /// network can pile up ahead of the disk.
+    /// network can pile up ahead of the disk. The first request of a resume asks for the rest
+    /// open-ended (`bytes=N-`, the usual form of a resume) when the rest is known to fit in one
+    /// segment: the same bytes, the same memory bound. After a server refused a range it could
+    /// serve, requests ask for the whole body.
     var rangeHeaders: [(String, String)] {
         state.withLock { state in
-            let end = state.segmenting ? segmentSize.map { String(state.offset + $0 - 1) } ?? "" : ""
+            guard !state.rangesRefused else { return [] }
+            var end = ""
+            if state.segmenting, let segmentSize {
+                let restFits = state.total.map { $0 - state.offset <= segmentSize } ?? false
+                if !(state.awaitsResumeAnswer && restFits) { end = String(state.offset + segmentSize - 1) }
+            }
             if state.offset == 0 {
                 return end.isEmpty ? [] : [("Range", "bytes=0-\(end)")]
             }
@@ -118,10 +141,12 @@ final class DownloadFile: ResponseSink {
         }
     }
 
-    /// What a later request needs to fetch only the rest, when the partial file allows a resume.
+    /// What a later request needs to fetch only the rest (or, when only the final move failed,
+    /// nothing but a check), when the partial file allows a resume.
     func resumeData(for request: URLRequest?) -> ResumeData? {
         state.withLock { state in
-            guard !state.isComplete, state.offset > 0, let validator = state.validator,
+            guard Self.offersResumeData(state), let partialURL = state.partialURL,
+                let validator = state.validator,
                 let request, let url = request.url
             else { return nil }
             return ResumeData(
@@ -136,6 +161,11 @@ final class DownloadFile: ResponseSink {
         state.withLock { $0.keepsPartialOnCancel = true }
     }
 
+    /// Whether the partial file is worth keeping: bytes, and a validator to resume them with.
+    private static func offersResumeData(_ state: State) -> Bool {
+        !state.isComplete && state.offset > 0 && state.validator != nil
+    }
+
     // MARK: ResponseSink
 
     func open(_ response: HTTPURLResponse, attempt: Int) -> SinkDecision {
@@ -146,6 +176,9 @@ final class DownloadFile: ResponseSink {
             closeHandle(&state)
             state.attempt = attempt
             state.failure = nil
+            state.bytesToSkip = 0
+            state.completedByAttempt = nil
+            state.awaitsResumeAnswer = false
             if status == 416, state.offset == 0, state.segmenting {
                 // A range of an empty file cannot be satisfied: ask again without ranges.
                 state.segmenting = false
@@ -159,19 +192,33 @@ final class DownloadFile: ResponseSink {
                 return begin(&state, at: 0, total: length, headers: headers)
             }
             let decision = ResumeDecision.decide(
-                offset: state.offset, status: status, headers: headers, expectedTotal: state.total)
+                offset: state.offset, status: status, headers: headers, expectedTotal: state.total,
+                validator: state.validator)
             switch decision {
             case .append(let contentRange):
                 return begin(&state, at: state.offset, total: contentRange.completeLength, headers: headers)
+            case .appendAfterSkipping(let count):
+                state.segmenting = false
+                let start = begin(&state, at: state.offset, total: length, headers: headers)
+                state.bytesToSkip = count
+                return start
             case .restartFromZero(let reason) where reason.responseBodyIsWholeFile:
-                // The file changed (or the server ignores ranges): this body is all of it.
+                // The file changed (or nothing shows it did not): this body is all of it.
                 resetPartial(&state)
                 state.segmenting = false
                 return begin(&state, at: 0, total: length, headers: headers)
             case .restartFromZero(let reason):
+                resetPartial(&state)
                 return restart(&state, because: "\(reason)")
-            case .alreadyComplete:
-                return restart(&state, because: "a 416 for a range past the end")
+            case .alreadyComplete(let total):
+                state.total = total
+                state.written = state.offset
+                state.completedByAttempt = attempt
+                return .complete(TransferProgress(completedBytes: total, totalBytes: total))
+            case .recheckWithoutRange:
+                state.rangesRefused = true
+                state.segmenting = false
+                return restart(&state, because: "416 to ranges it should serve")
             case .notARangeResponse(let status):
                 // An error (or odd 2xx) response: keep the partial file for a later resume.
                 guard (200..<300).contains(status) else { return .collectInMemory }
@@ -181,16 +228,21 @@ final class DownloadFile: ResponseSink {
         }
     }
 
+    func isComplete(attempt: Int) -> Bool {
+        state.withLock { $0.completedByAttempt == attempt }
+    }
+
     /// Opens the partial file for writing from `start` and returns the starting progress.
     private func begin(_ state: inout State, at start: Int64, total: Int64?, headers: HTTPHeaders)
         -> SinkDecision
     {
         do {
-            state.handle = try openPartial(keeping: start)
+            state.handle = try openPartial(&state, keeping: start)
         } catch {
             state.failure = NetworkError(
                 .fileOperationFailed,
-                failureReason: "Cannot open the partial file \(partialURL.path): \(error)",
+                failureReason:
+                    "Cannot open the partial file \(state.partialURL?.path ?? "") of \(destination.path): \(error)",
                 underlyingError: error)
             return .collectInMemory
         }
@@ -201,9 +253,9 @@ final class DownloadFile: ResponseSink {
         return .write(TransferProgress(completedBytes: start, totalBytes: total))
     }
 
-    /// Drops the partial file and asks for a new attempt from zero, unless that happened too often.
+    /// Asks for a new attempt at once (whose request `rangeHeaders` describes), unless responses
+    /// made that happen too often.
     private func restart(_ state: inout State, because reason: String) -> SinkDecision {
-        resetPartial(&state)
         state.restarts += 1
         guard state.restarts <= Self.maximumRestarts else {
             state.failure = NetworkError(
@@ -220,20 +272,24 @@ final class DownloadFile: ResponseSink {
             guard let handle = state.handle else {
                 return .failure(
                     NetworkError(
-                        .fileOperationFailed, failureReason: "The partial file \(partialURL.path) is closed.")
-                )
+                        .fileOperationFailed,
+                        failureReason: "The partial file of \(destination.path) is closed."))
             }
+            // Bytes a whole-body answer resends that are on disk already.
+            let skipped = Int(min(state.bytesToSkip, Int64(data.count)))
+            state.bytesToSkip -= Int64(skipped)
+            let bytes = skipped == 0 ? data : data.dropFirst(skipped)
             do {
-                try handle.write(contentsOf: data)
+                if !bytes.isEmpty { try handle.write(contentsOf: bytes) }
             } catch {
                 return .failure(
                     NetworkError(
                         .fileOperationFailed,
                         failureReason:
-                            "Cannot write to the partial file \(partialURL.path): \(error.localizedDescription)",
+                            "Cannot write to the partial file \(state.partialURL?.path ?? ""): \(error.localizedDescription)",
                         underlyingError: error))
             }
-            state.written += Int64(data.count)
+            state.written += Int64(bytes.count)
             // Every byte on disk counts for a resume, as long as the validator is known.
             state.offset = state.written
             return .success(TransferProgress(completedBytes: state.written, totalBytes: state.total))
@@ -244,70 +300,20 @@ final class DownloadFile: ResponseSink {
     func close(attempt: Int, error: NetworkError?) -> NetworkError? {
         state.withLock { state -> NetworkError? in
             closeHandle(&state)
-            if error == nil, let failure = state.failure {
-                return failure
+            let result: NetworkError?
+            if let error {
+                if error.isCancelled, !state.keepsPartialOnCancel {
+                    resetPartial(&state)
+                }
+                result = nil
+            } else {
+                result = state.failure ?? finish(&state)
             }
-            guard let error else { return finish(&state) }
-            if error.isCancelled, !state.keepsPartialOnCancel {
+            if error != nil || result != nil, !Self.offersResumeData(state) {
+                // Nothing to resume: leave nothing behind.
                 resetPartial(&state)
             }
-            return nil
+            return result
         }
-    }
-
-    // MARK: Files
-
-    private func openPartial(keeping bytes: Int64) throws -> FileHandle {
-        let manager = FileManager.default
-        try manager.createDirectory(
-            at: partialURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if !manager.fileExists(atPath: partialURL.path) {
-            guard manager.createFile(atPath: partialURL.path, contents: nil) else {
-                throw CocoaError(.fileWriteUnknown)
-            }
-        }
-        let handle = try FileHandle(forWritingTo: partialURL)
-        try handle.truncate(atOffset: UInt64(bytes))
-        try handle.seek(toOffset: UInt64(bytes))
-        return handle
-    }
-
-    private func closeHandle(_ state: inout State) {
-        try? state.handle?.close()
-        state.handle = nil
-    }
-
-    private func resetPartial(_ state: inout State) {
-        try? FileManager.default.removeItem(at: partialURL)
-        state.offset = 0
-        state.written = 0
-        state.validator = nil
-    }
-
-    /// Moves the partial file onto the destination (atomic on one file system).
-    private func finish(_ state: inout State) -> NetworkError? {
-        guard !state.isComplete else { return nil }
-        if !FileManager.default.fileExists(atPath: partialURL.path) {
-            // A body-less success (e.g. an empty 200 never opened the file): an empty file.
-            _ = FileManager.default.createFile(atPath: partialURL.path, contents: nil)
-        }
-        if rename(partialURL.path, destination.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            do {
-                if FileManager.default.fileExists(atPath: destination.path) {
-                    try FileManager.default.removeItem(at: destination)
-                }
-                try FileManager.default.moveItem(at: partialURL, to: destination)
-            } catch {
-                return NetworkError(
-                    .fileOperationFailed,
-                    failureReason:
-                        "Cannot move the download to \(destination.path): \(reason); \(error.localizedDescription)",
-                    underlyingError: error)
-            }
-        }
-        state.isComplete = true
-        state.offset = 0
-        return nil
     }
 }

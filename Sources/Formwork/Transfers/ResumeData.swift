@@ -99,7 +99,9 @@ public struct ResumeData: Codable, Sendable, Equatable {
 extension ResumeData {
     /// A validator for `If-Range` (RFC 9110 §13.1.5): a strong entity tag, or a Last-Modified date.
     public enum Validator: Sendable, Equatable, CustomStringConvertible {
-        /// A strong `ETag`, with its quotes, e.g. `"v2-1024"`.
+        /// An `ETag` not marked weak, exactly as the server sent it: normally with its quotes, e.g.
+        /// `"v2-1024"`; a tag the server sent without quotes (`v2-1024`) is kept and sent back
+        /// without them.
         case entityTag(String)
         /// A `Last-Modified` HTTP date, as the server sent it.
         case lastModified(String)

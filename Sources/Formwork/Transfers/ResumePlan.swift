@@ -48,33 +48,45 @@ struct ContentRange: Equatable, Sendable {
     }
 }
 
-/// What to do with the answer to a resume request (one sent with `Range: bytes=N-` and `If-Range`).
+/// What to do with the answer to a resume request (one sent with `Range: bytes=N-` and `If-Range`),
+/// or to the whole-body request sent after a server refused the range.
 enum ResumeDecision: Equatable, Sendable {
     /// A 206 whose range starts at N: append the body to the partial file.
     case append(ContentRange)
+    /// A 200 carrying the partial file's own validator: the same file, sent whole (the server
+    /// ignores ranges, or was asked without one). Its first N bytes are those already on disk:
+    /// drop them and append the rest, so the partial file is never emptied by such an answer.
+    case appendAfterSkipping(Int64)
     /// The partial file cannot be continued: truncate it and start from byte 0. When the reason's
     /// ``RestartReason/responseBodyIsWholeFile`` is `true` (a 200), this response's body is the
     /// whole file: write it from byte 0. Otherwise discard this response and send the request
     /// again without `Range`.
     case restartFromZero(RestartReason)
-    /// A 416 saying the file has exactly N bytes: the partial file is already complete.
+    /// A 416 proving that the partial file already holds the whole, unchanged file: finish
+    /// without a body.
     case alreadyComplete(totalBytes: Int64)
+    /// A 416 that proves nothing either way (a server that refuses ranges it could serve): keep
+    /// the partial file and ask for the whole body; its validator then decides (see
+    /// ``appendAfterSkipping(_:)``).
+    case recheckWithoutRange
     /// Some other status (404, 500...): not an answer about the range. Keep the partial file (the
     /// failure may pass) and let validation report the status as for any request.
     case notARangeResponse(status: Int)
 
     /// Why a resume restarts from zero.
     enum RestartReason: Equatable, Sendable {
-        /// A 200: the server ignored the range or the validator no longer matched (the file changed).
+        /// A 200 without the partial file's validator: the server's file changed (or nothing shows
+        /// that it did not).
         case wholeFileSent
         /// A 206 whose range does not start at the offset.
         case rangeMismatch(ContentRange)
         /// A 206 with no readable single-range `Content-Range` (missing, garbled, or multipart).
         case missingContentRange
-        /// A 206 for a file whose size differs from the size known before.
+        /// A 206 or 416 for a file whose size differs from the size known before (or is smaller
+        /// than the bytes already kept).
         case lengthChanged(ContentRange)
-        /// A 416 that does not prove the partial file complete.
-        case unsatisfiableRange
+        /// A 416 carrying a validator other than the partial file's: the file changed.
+        case validatorChanged
 
         /// `true` when the response's body is the whole file and can be written from byte 0.
         var responseBodyIsWholeFile: Bool { self == .wholeFileSent }
@@ -86,13 +98,20 @@ enum ResumeDecision: Equatable, Sendable {
     ///   - status: The response's status code.
     ///   - headers: The response's headers.
     ///   - expectedTotal: The whole file's size known from before, if any.
-    static func decide(offset: Int64, status: Int, headers: HTTPHeaders, expectedTotal: Int64? = nil)
-        -> ResumeDecision
-    {
+    ///   - validator: The validator the partial file's bytes were served with, if any.
+    static func decide(
+        offset: Int64, status: Int, headers: HTTPHeaders, expectedTotal: Int64? = nil,
+        validator: ResumeData.Validator? = nil
+    ) -> ResumeDecision {
         let contentRange = headers["Content-Range"].flatMap(ContentRange.init)
+        let current = ResumeData.Validator.forIfRange(from: headers)
         switch status {
         case 200:
-            return .restartFromZero(.wholeFileSent)
+            let length = headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            guard let validator, current == validator,
+                length.map({ $0 >= offset && (expectedTotal == nil || expectedTotal == $0) }) ?? true
+            else { return .restartFromZero(.wholeFileSent) }
+            return .appendAfterSkipping(offset)
         case 206:
             guard let contentRange, let range = contentRange.range else {
                 return .restartFromZero(.missingContentRange)
@@ -103,15 +122,38 @@ enum ResumeDecision: Equatable, Sendable {
             }
             return .append(contentRange)
         case 416:
-            if let length = contentRange?.completeLength, contentRange?.range == nil, length == offset,
-                expectedTotal == nil || expectedTotal == length
-            {
-                return .alreadyComplete(totalBytes: length)
-            }
-            return .restartFromZero(.unsatisfiableRange)
+            return unsatisfiable(
+                offset: offset, contentRange: contentRange, expectedTotal: expectedTotal,
+                validator: validator, current: current)
         default:
             return .notARangeResponse(status: status)
         }
+    }
+
+    /// A 416 to `Range: bytes=N-` with `If-Range`. A server that follows RFC 9110 sends it only when
+    /// the validator matched and N is at or past the end, with `Content-Range: bytes */LENGTH`.
+    /// The partial file is complete when that length is N and nothing contradicts the validator; it
+    /// is dropped only when the answer shows the file changed (another validator, another length);
+    /// anything else is rechecked with a whole-body request.
+    private static func unsatisfiable(
+        offset: Int64, contentRange: ContentRange?, expectedTotal: Int64?, validator: ResumeData.Validator?,
+        current: ResumeData.Validator?
+    ) -> ResumeDecision {
+        if let current, current != validator {
+            return .restartFromZero(.validatorChanged)
+        }
+        if let contentRange, contentRange.range == nil, let length = contentRange.completeLength {
+            if length < offset || (expectedTotal != nil && expectedTotal != length) {
+                return .restartFromZero(.lengthChanged(contentRange))
+            }
+            return length == offset ? .alreadyComplete(totalBytes: length) : .recheckWithoutRange
+        }
+        // No length in the answer: complete only when the size known from before says so and the
+        // answer names the same validator.
+        if expectedTotal == offset, let validator, current == validator {
+            return .alreadyComplete(totalBytes: offset)
+        }
+        return .recheckWithoutRange
     }
 }
 
@@ -121,13 +163,17 @@ extension ResumeData.Validator {
     /// The `If-Range` validator a response allows (RFC 9110 §13.1.5), or nil when there is none and
     /// a later resume would not be safe:
     /// - a strong `ETag` (`"…"`) is used;
+    /// - an `ETag` without quotes (`abc123`: invalid syntax, common in the wild) is not marked
+    ///   weak, so it is used too, and sent back exactly as the server sent it: the server that made
+    ///   the tag compares it with its own spelling; one that cannot match it ignores the range and
+    ///   sends the whole file, which is still correct;
     /// - a weak one (`W/"…"`) must not be sent in `If-Range`, and because the representation *has*
     ///   an entity tag, its `Last-Modified` must not be sent either: nil;
     /// - with no `ETag` at all, `Last-Modified` is used when it is strong: at least one second
     ///   older than the response's `Date` (or no `Date` to compare with).
     static func forIfRange(from headers: HTTPHeaders) -> Self? {
         if let tag = headers["ETag"]?.trimmingCharacters(in: .whitespaces) {
-            return isStrongEntityTag(tag) ? .entityTag(tag) : nil
+            return isStrongEntityTag(tag) || isUnquotedEntityTag(tag) ? .entityTag(tag) : nil
         }
         guard let lastModified = headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces),
             let modified = HTTPDate.parse(lastModified)
@@ -146,9 +192,18 @@ extension ResumeData.Validator {
         guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else {
             return false
         }
-        return bytes.dropFirst().dropLast().allSatisfy {
-            $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80
-        }
+        return bytes.dropFirst().dropLast().allSatisfy(isEntityTagCharacter)
+    }
+
+    /// The opaque part of a tag sent without its quotes: one or more `etagc` characters (no quote,
+    /// no space), not starting with the weak marker `W/`.
+    static func isUnquotedEntityTag(_ tag: String) -> Bool {
+        !tag.isEmpty && !tag.hasPrefix("W/") && tag.utf8.allSatisfy(isEntityTagCharacter)
+    }
+
+    /// `etagc` (RFC 9110 §8.8.3): `!`, `#` to `~`, and obs-text.
+    private static func isEntityTagCharacter(_ byte: UInt8) -> Bool {
+        byte == 0x21 || (0x23...0x7E).contains(byte) || byte >= 0x80
     }
 }
 

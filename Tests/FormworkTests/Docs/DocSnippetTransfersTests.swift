@@ -18,6 +18,14 @@ extension DocSnippetTests {
             }
         }
 
+        struct AvatarForm: DownloadFormable {
+            var destination: URL
+            var url: String { "https://api.example.com/me/avatar.png" }
+            var destinationOptions: DownloadDestinationOptions {
+                [.removePreviousFile, .createIntermediateDirectories]
+            }
+        }
+
         struct ResumeReportForm: DownloadResumeFormable {
             let resumeData: ResumeData
             var destination: URL
@@ -100,6 +108,17 @@ extension DocSnippetTests {
             let file = try await Reports(session: session).fetch(into: folder)
             #expect(file.lastPathComponent == "2026.pdf")
             #expect(try Data(contentsOf: file) == body)
+
+            // The default never replaces a file; AvatarForm's options create folders and replace.
+            let again = await Caller().download(ReportForm(destination: file), session: session).response()
+            #expect(again.error?.kind == .fileOperationFailed)
+            #expect(again.resumeData == nil)  // the stub gave no validator: nothing kept
+            stubs.stub(.get, "https://api.example.com/me/avatar.png", StubResponse(body: body.prefix(100)))
+            let avatar = AvatarForm(destination: folder.appendingPathComponent("avatars/me.png"))
+            for _ in 0..<2 {
+                let saved = try await Caller().download(avatar, session: session).fileURL()
+                #expect(try Data(contentsOf: saved) == body.prefix(100))
+            }
 
             let downloader = ReportDownloader(
                 saved: folder.appendingPathComponent("resume.json"), session: session)

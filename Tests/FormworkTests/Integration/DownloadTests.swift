@@ -15,7 +15,9 @@ struct DownloadTests {
         let url = try await DemoServer.url("/articles?page=1&size=50")
         let expected = try await client.request(TestForm(url: url)).data()
         let destination = scratch.file("nested/dir/articles.json")
-        let file = try await client.download(TestDownloadForm(url: url, destination: destination)).fileURL()
+        let form = TestDownloadForm(
+            url: url, destination: destination, destinationOptions: .createIntermediateDirectories)
+        let file = try await client.download(form).fileURL()
         #expect(file == destination)
         #expect(try Data(contentsOf: file) == expected)
         #expect(
@@ -24,14 +26,15 @@ struct DownloadTests {
             ])
     }
 
-    @Test("An existing file at the destination is replaced")
+    @Test("An existing file at the destination is replaced when the form asks for it")
     func replacesExisting() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let destination = scratch.file("weather.json")
         try Data("old contents that are longer than nothing".utf8).write(to: destination)
         let form = TestDownloadForm(
-            url: try await DemoServer.url("/weather?city=oslo"), destination: destination)
+            url: try await DemoServer.url("/weather?city=oslo"), destination: destination,
+            destinationOptions: .removePreviousFile)
         let file = try await client.download(form).fileURL()
         let weather = try JSONDecoder().decode([String: Weather].self, from: Data(contentsOf: file))
         #expect(weather["data"]?.city == "oslo")

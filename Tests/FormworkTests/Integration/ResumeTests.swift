@@ -29,7 +29,24 @@ struct ResumeForm: DownloadResumeFormable {
     let resumeData: ResumeData
     let url: String
     let destination: URL
+    var destinationOptions: DownloadDestinationOptions = []
 }
+
+/// Every path under `folder` (hidden files included) with its contents (nil for a folder): equal
+/// snapshots mean the folder is exactly as it was.
+func folderSnapshot(_ folder: URL) throws -> [String: Data?] {
+    var snapshot: [String: Data?] = [:]
+    for path in try FileManager.default.subpathsOfDirectory(atPath: folder.path) {
+        let url = folder.appendingPathComponent(path)
+        var isDirectory: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+        snapshot[path] = isDirectory.boolValue ? .some(nil) : try Data(contentsOf: url)
+    }
+    return snapshot
+}
+
+/// A fresh tag for the demo server's counters.
+func uniqueDownloadTag() -> String { "t\(UUID().uuidString.prefix(12))" }
 
 @Suite("Streamed and resumable downloads of large files")
 struct ResumeTests {

@@ -9,6 +9,7 @@ struct TestDownloadForm: DownloadFormable {
     var method: HTTPMethod = .get
     var headers: HTTPHeaders = [:]
     var parameters: Parameters = [:]
+    var destinationOptions: DownloadDestinationOptions = []
 }
 
 /// A download form that keeps the default destination (a new temp file).

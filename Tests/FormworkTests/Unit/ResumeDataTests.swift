@@ -122,9 +122,14 @@ import Testing
             // A weak ETag must not go into If-Range, and then neither may the date (RFC 9110 13.1.5).
             (["ETag": "W/\"abc\"", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"], nil),
             (["ETag": "W/\"abc\""], nil),
-            // A malformed ETag is not trusted either.
-            (["ETag": "abc", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"], nil),
+            // An ETag without quotes is not weak: used, and sent back exactly as the server spelled it.
+            (["ETag": "abc123", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"], .entityTag("abc123")),
+            (["ETag": " files-10-v0 "], .entityTag("files-10-v0")),
+            // Weak without quotes is still weak; a malformed ETag is not trusted, nor its date.
+            (["ETag": "W/abc", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"], nil),
             (["ETag": "\"a\"b\""], nil),
+            (["ETag": "\"abc"], nil),
+            (["ETag": "a b", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"], nil),
             // No ETag: Last-Modified, when strong (older than Date by a second or more, or no Date).
             (
                 ["Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"],

@@ -32,15 +32,19 @@ import Testing
 }
 
 @Suite struct ResumeDecisionTests {
+    private static let tag = ResumeData.Validator.entityTag("\"v1\"")
+
     private func decide(
-        _ status: Int, _ contentRange: String? = nil, offset: Int64 = 100, expectedTotal: Int64? = nil
+        _ status: Int, _ contentRange: String? = nil, offset: Int64 = 100, expectedTotal: Int64? = nil,
+        validator: ResumeData.Validator? = nil, extra: [String: String] = [:]
     ) -> ResumeDecision {
-        var headers = HTTPHeaders()
+        var headers = HTTPHeaders(extra)
         if let contentRange {
             headers.add(name: "Content-Range", value: contentRange)
         }
         return ResumeDecision.decide(
-            offset: offset, status: status, headers: headers, expectedTotal: expectedTotal)
+            offset: offset, status: status, headers: headers, expectedTotal: expectedTotal,
+            validator: validator)
     }
 
     @Test func partialContentAtTheOffsetIsAppended() {
@@ -59,6 +63,35 @@ import Testing
         #expect(decision == .restartFromZero(.wholeFileSent))
         guard case .restartFromZero(let reason) = decision else { return }
         #expect(reason.responseBodyIsWholeFile)
+        // Another validator, or none, on the 200: the file changed (or nothing shows it did not).
+        #expect(
+            decide(200, validator: Self.tag, extra: ["ETag": "\"v2\""]) == .restartFromZero(.wholeFileSent))
+        #expect(decide(200, validator: Self.tag) == .restartFromZero(.wholeFileSent))
+        #expect(
+            decide(200, validator: Self.tag, extra: ["ETag": "W/\"v1\""]) == .restartFromZero(.wholeFileSent))
+    }
+
+    @Test func fullResponseWithTheSameValidatorKeepsThePartialFile() {
+        // The server ignored the range (or was asked for the whole body): its first N bytes are on disk.
+        #expect(decide(200, validator: Self.tag, extra: ["ETag": "\"v1\""]) == .appendAfterSkipping(100))
+        #expect(
+            decide(
+                200, expectedTotal: 1000, validator: Self.tag,
+                extra: ["ETag": "\"v1\"", "Content-Length": "1000"])
+                == .appendAfterSkipping(100))
+        // ... unless its length says it is another file.
+        #expect(
+            decide(200, validator: Self.tag, extra: ["ETag": "\"v1\"", "Content-Length": "50"])
+                == .restartFromZero(.wholeFileSent))
+        #expect(
+            decide(
+                200, expectedTotal: 1000, validator: Self.tag,
+                extra: ["ETag": "\"v1\"", "Content-Length": "999"])
+                == .restartFromZero(.wholeFileSent))
+        let dated = ResumeData.Validator.lastModified("Mon, 01 Jan 2024 00:00:00 GMT")
+        #expect(
+            decide(200, validator: dated, extra: ["Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"])
+                == .appendAfterSkipping(100))
     }
 
     @Test(arguments: [
@@ -88,14 +121,48 @@ import Testing
         )
     }
 
-    @Test func unsatisfiableRange() {
-        // The partial file already holds every byte.
+    @Test func unsatisfiableRangeProvesTheFileComplete() {
+        // The length equals the bytes kept, and nothing contradicts the validator.
         #expect(decide(416, "bytes */100") == .alreadyComplete(totalBytes: 100))
         #expect(decide(416, "bytes */100", expectedTotal: 100) == .alreadyComplete(totalBytes: 100))
-        // Anything else: the file shrank or the answer proves nothing.
-        #expect(decide(416, "bytes */50") == .restartFromZero(.unsatisfiableRange))
-        #expect(decide(416, "bytes */100", expectedTotal: 200) == .restartFromZero(.unsatisfiableRange))
-        #expect(decide(416) == .restartFromZero(.unsatisfiableRange))
+        #expect(
+            decide(416, "bytes */100", validator: Self.tag, extra: ["ETag": "\"v1\""])
+                == .alreadyComplete(totalBytes: 100))
+        // No Content-Range: the size known from before and the same validator on the 416.
+        #expect(
+            decide(416, expectedTotal: 100, validator: Self.tag, extra: ["ETag": "\"v1\""])
+                == .alreadyComplete(totalBytes: 100))
+    }
+
+    @Test func unsatisfiableRangeOfAChangedFileRestarts() {
+        // Another validator on the 416.
+        #expect(
+            decide(416, "bytes */100", validator: Self.tag, extra: ["ETag": "\"v2\""])
+                == .restartFromZero(.validatorChanged))
+        #expect(
+            decide(416, expectedTotal: 100, validator: Self.tag, extra: ["ETag": "\"v2\""])
+                == .restartFromZero(.validatorChanged))
+        // Shorter than the bytes kept, or another size than known.
+        #expect(
+            decide(416, "bytes */50")
+                == .restartFromZero(.lengthChanged(ContentRange(range: nil, completeLength: 50))))
+        #expect(
+            decide(416, "bytes */100", expectedTotal: 200)
+                == .restartFromZero(.lengthChanged(ContentRange(range: nil, completeLength: 100))))
+    }
+
+    @Test func unsatisfiableRangeThatProvesNothingIsRechecked() {
+        // A server refusing a range it could serve: keep the bytes, ask for the whole body.
+        #expect(decide(416, "bytes */1000") == .recheckWithoutRange)
+        #expect(decide(416, "bytes */1000", expectedTotal: 1000, validator: Self.tag) == .recheckWithoutRange)
+        #expect(decide(416) == .recheckWithoutRange)
+        #expect(decide(416, validator: Self.tag, extra: ["ETag": "\"v1\""]) == .recheckWithoutRange)
+        // Complete by the size known before, but the 416 names no validator: not proof enough.
+        #expect(decide(416, expectedTotal: 100, validator: Self.tag) == .recheckWithoutRange)
+        // A weak tag on the 416 contradicts nothing and proves nothing.
+        #expect(
+            decide(416, "bytes */1000", validator: Self.tag, extra: ["ETag": "W/\"v9\""])
+                == .recheckWithoutRange)
     }
 
     @Test(arguments: [304, 404, 412, 500, 503])

@@ -269,7 +269,7 @@ class SourceFile:
         for region in self.guards:
             if region.contains(position):
                 for domain, version in region.versions.items():
-                    versions[domain] = max(versions.get(domain, ()), version)
+                    versions[domain] = max(versions.get(domain, ()), tuple(version) + (0,) * (3 - len(version)))
         return versions
 
     def is_excluded_on_apple(self, position):

@@ -10,8 +10,8 @@ Entries at or below the package's floor are listed too, so that a lookup that fi
 "checked, fine" instead of "unknown".
 
 ALLOWED: uses the gate must not report, because the Linux build resolves them to a newer symbol
-than an Apple build with the package's deployment target does. Matched by symbol-graph path; with
-`implicit_only`, only when the compiler inserted the reference (the source never names it).
+than an Apple build with the package's deployment target does. Matched by symbol-graph path (or its
+last components); with `implicit_only`, only when the compiler inserted the reference.
 """
 
 
@@ -51,11 +51,24 @@ HAND_TABLE = {
 }
 
 ALLOWED = {
-    # `for await x in sequence` calls `next(isolation:)` when the Swift 6 runtime is there; the
-    # Linux build records it, an Apple build below iOS 18 / macOS 15 calls `next()` instead.
-    "AsyncIteratorProtocol.next(isolation:)": {"implicit_only": True,
-                                               "reason": "for-await picks next() below iOS 18 on Apple"},
+    # `for await x in sequence` calls `next(isolation:)` where the Swift 6 runtime is there; the
+    # Linux build records it for every iterator, an Apple build below iOS 18 / macOS 15 calls
+    # `next()` instead. Matches any iterator's `next(isolation:)` the compiler inserted.
+    "next(isolation:)": {"implicit_only": True, "reason": "for-await uses next() below iOS 18 on Apple"},
+    # Swift 6 made `&*` a FixedWidthInteger requirement (iOS 18 in the symbol graph); an Apple build
+    # below iOS 18 resolves `a &* b` to the older extension operator that every version has.
+    "FixedWidthInteger.&*(_:_:)": {"implicit_only": False,
+                                   "reason": "resolves to the pre-Swift 6 operator below iOS 18 on Apple"},
 }
+
+
+def allowed(path, implicit):
+    """The allow-list entry (key, entry) that covers a use of `path`, if any."""
+    for key, entry in ALLOWED.items():
+        if (path == key or path.endswith("." + key)) and (implicit or not entry["implicit_only"]):
+            return key, entry
+    return None, None
+
 
 # The modules whose symbol graphs come from swift-corelibs sources: their missing availability
 # means "not declared here", not "available everywhere". Uses of their symbols are looked up in

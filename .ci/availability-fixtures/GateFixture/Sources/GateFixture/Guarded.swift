@@ -62,3 +62,13 @@ func validate(_ values: [Int]) throws(CancellationError) -> [Int] {
 
 // Text in comments and strings is not code: Task.sleep(for: .seconds(1)), () throws(E) -> Void
 let description = "Mutex(0) and () throws(CancellationError) -> Void"
+
+// On Linux `for await` records the Swift 6 `next(isolation:)` and `&*` a Swift 6 requirement; an
+// Apple build below iOS 18 uses the older ones. The allow-list in tables.py covers both.
+func drain(_ stream: AsyncStream<Int>) async -> Int {
+    var total = 0
+    for await value in stream {
+        total &+= value &* 2
+    }
+    return total
+}

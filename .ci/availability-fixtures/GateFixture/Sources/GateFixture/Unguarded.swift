@@ -21,3 +21,9 @@ typealias Step = () throws(CancellationError) -> Void
 struct Runner {
     let step: (Int) throws(CancellationError) -> Void
 }
+
+// Named in the source, `next(isolation:)` is a real iOS 18 use (only for-await's is allowed).
+func first(_ stream: AsyncStream<Int>) async -> Int? {
+    var iterator = stream.makeAsyncIterator()
+    return await iterator.next(isolation: nil)
+}

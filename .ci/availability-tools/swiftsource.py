@@ -527,18 +527,15 @@ def evaluate_condition(text):
             return True
         return None
 
-    def conjunction():
-        value = primary()
-        while peek() == "&" and position[0] + 1 < len(tokens) and tokens[position[0] + 1].text == "&":
+    def chain(operand, symbol, combine):
+        """`operand (symbol symbol operand)*`, e.g. `a && b && c`, folded with `combine`."""
+        value = operand()
+        while peek() == symbol and position[0] + 1 < len(tokens) and tokens[position[0] + 1].text == symbol:
             take(), take()
-            value = and3(value, primary())
+            value = combine(value, operand())
         return value
 
     def disjunction():
-        value = conjunction()
-        while peek() == "|" and position[0] + 1 < len(tokens) and tokens[position[0] + 1].text == "|":
-            take(), take()
-            value = or3(value, conjunction())
-        return value
+        return chain(lambda: chain(primary, "&", and3), "|", or3)
 
     return disjunction()

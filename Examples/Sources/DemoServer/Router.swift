@@ -87,6 +87,7 @@ struct Router: Sendable {
             + RedirectRoutes.routes + AuthRoutes.routes + FileRoutes.routes + UploadRoutes.routes
             + FaultRoutes.routes
             + RecoveryRoutes.routes
+            + SecurityRoutes.routes
     )
 
     func route(_ request: DemoRequest, context: RouteContext) -> RouteOutcome {

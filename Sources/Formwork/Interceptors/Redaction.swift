@@ -9,7 +9,8 @@ public struct Redaction: Sendable, Equatable {
     /// What is shown instead.
     public var placeholder: String
 
-    /// The default: `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` headers.
+    /// The default: the credential headers `Authorization`, `Proxy-Authorization`, `Cookie` and
+    /// `Set-Cookie` (Formwork's one list, also used for redirects and resume data).
     public static let standard = Redaction()
 
     /// Creates a redaction.

@@ -37,6 +37,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// How many tasks are routed right now (for tests: nothing may outlive its request).
     var routedTaskCount: Int { routes.withLock { $0.count } }
 
+    /// How many of them get their body events from the delegate rather than a completion handler.
+    var eventRoutedTaskCount: Int { routes.withLock { $0.values.filter { !$0.deliversAtCompletion }.count } }
+
     /// The route of a task whose events go to the delegate.
     private func route(_ task: URLSessionTask) -> Route? {
         routes.withLock { $0[task.taskIdentifier] }.flatMap { $0.deliversAtCompletion ? nil : $0 }

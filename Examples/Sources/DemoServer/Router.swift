@@ -88,6 +88,7 @@ struct Router: Sendable {
             + FaultRoutes.routes
             + RecoveryRoutes.routes
             + QuirkyFileRoutes.routes
+            + SecurityRoutes.routes
     )
 
     func route(_ request: DemoRequest, context: RouteContext) -> RouteOutcome {

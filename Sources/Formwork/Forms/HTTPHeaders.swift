@@ -25,13 +25,16 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
         "\(name): \(isSensitive ? "<redacted>" : value)"
     }
 
-    /// Names whose values are credentials and are never printed.
-    static let sensitiveNames: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie",
-    ]
+    /// The one list of request headers that carry credentials (lower case): dropped on a redirect
+    /// to another origin, never stored in resume data, hidden in logs and cURL output.
+    static let requestCredentialNames: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+
+    /// Every header whose value is a credential (lower case): the request ones plus the response's
+    /// `Set-Cookie`. Logs, cURL output and descriptions hide these values.
+    static let credentialNames: Set<String> = requestCredentialNames.union(["set-cookie"])
 
     /// Whether the value is a credential that must not appear in logs or descriptions.
-    var isSensitive: Bool { Self.sensitiveNames.contains(name.asciiLowercased()) }
+    var isSensitive: Bool { Self.credentialNames.contains(name.asciiLowercased()) }
 
     /// Compares names case-insensitively and values exactly.
     public static func == (lhs: HTTPHeader, rhs: HTTPHeader) -> Bool {
@@ -327,6 +330,29 @@ extension URLRequest {
                 setValue(header.value, forHTTPHeaderField: header.name)
             }
         }
+    }
+}
+
+extension URLRequest {
+    /// Checks every header field of the request with ``HTTPHeader/validate()``, in name order,
+    /// whoever set it (a form, the session, an adapter, an authenticator).
+    /// - Throws: ``InvalidHeaderError`` for the first invalid header.
+    func validateHeaders() throws(InvalidHeaderError) {
+        guard let fields = allHTTPHeaderFields, !fields.isEmpty else { return }
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            try HTTPHeader(name: name, value: value).validate()
+        }
+    }
+
+    /// The request without any header that fails ``HTTPHeader/validate()``: what an error may
+    /// keep, so the rejected value is not passed on.
+    func removingInvalidHeaders() -> URLRequest {
+        guard let fields = allHTTPHeaderFields else { return self }
+        var request = self
+        request.allHTTPHeaderFields = fields.filter { name, value in
+            (try? HTTPHeader(name: name, value: value).validate()) != nil
+        }
+        return request
     }
 }
 

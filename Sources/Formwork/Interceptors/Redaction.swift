@@ -9,7 +9,8 @@ public struct Redaction: Sendable, Equatable {
     /// What is shown instead.
     public var placeholder: String
 
-    /// The default: `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` headers.
+    /// The default: the credential headers `Authorization`, `Proxy-Authorization`, `Cookie` and
+    /// `Set-Cookie` (Formwork's one list, also used for redirects and resume data).
     public static let standard = Redaction()
 
     /// Creates a redaction.
@@ -18,8 +19,7 @@ public struct Redaction: Sendable, Equatable {
     ///   - queryItems: Query parameter names to hide, e.g. `["token", "sign"]`.
     ///   - placeholder: What is shown instead (default `<redacted>`).
     public init(headers: Set<String> = [], queryItems: Set<String> = [], placeholder: String = "<redacted>") {
-        let standard: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
-        self.headers = standard.union(headers.map { $0.lowercased() })
+        self.headers = HTTPHeader.credentialNames.union(headers.map { $0.lowercased() })
         self.queryItems = Set(queryItems.map { $0.lowercased() })
         self.placeholder = placeholder
     }

@@ -117,6 +117,7 @@ extension RequestCore {
     }
 
     func taskDidComplete(error: (any Error)?, attempt: Int) {
+        let (error, settledFailure) = settledEnd(of: attempt, error: error)
         typealias Snapshot = (URLRequest?, HTTPURLResponse?, Data, ValidationRules, NetworkError?, Bool)
         let snapshot = state.withLock { state -> Snapshot? in
             guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return nil }
@@ -127,8 +128,8 @@ extension RequestCore {
         }
         guard let (request, response, data, rules, sinkFailure, wroteToSink) = snapshot else { return }
         let failure: NetworkError?
-        if let sinkFailure {
-            failure = sinkFailure
+        if let settled = settledFailure ?? sinkFailure {
+            failure = settled
         } else if let error {
             failure = .transport(error, request: request, response: response, data: wroteToSink ? nil : data)
         } else if response != nil, sink?.isComplete(attempt: attempt) == true {

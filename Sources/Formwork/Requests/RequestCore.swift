@@ -36,6 +36,10 @@ public final class RequestCore: Sendable {
         var writesToSink = false
         /// Set when the sink failed mid-body: the attempt ends with this error.
         var sinkFailure: NetworkError?
+        /// An attempt that Formwork ended itself on an event of the session delegate (a declined
+        /// authentication challenge, a refused redirect): the task's own later end, a cancellation,
+        /// is read as this outcome instead (see `RequestCore+Challenges.swift`).
+        var settledAttempt: SettledAttempt?
         var validation = ValidationRules()
         var adapters: [any RequestAdapter] = []
         var retriers: [any RequestRetrier] = []
@@ -150,6 +154,7 @@ public final class RequestCore: Sendable {
             prepared = try await builder(attempt)
             let original = prepared.urlRequest
             prepared.urlRequest = try await adapt(original)
+            try FinalRequestCheck.validate(prepared.urlRequest)
             if prepared.urlRequest != original {
                 for monitor in session.configuration.eventMonitors {
                     monitor.requestDidAdapt(id, from: original, to: prepared.urlRequest)
@@ -162,14 +167,16 @@ public final class RequestCore: Sendable {
         let task = state.withLock { state -> URLSessionTask? in
             guard state.lifecycle.requestBuilt(attempt: attempt) == .resumeTask else { return nil }
             let task: URLSessionTask
-            if deliversAtCompletion(prepared, state: state) {
+            let atCompletion = deliversAtCompletion(prepared, state: state)
+            if atCompletion {
                 task = prepared.makeTask(in: session.urlSession) { data, response, error in
                     self.taskDidFinish(data: data, response: response, error: error, attempt: attempt)
                 }
             } else {
                 task = prepared.makeTask(in: session.urlSession)
-                session.router.register(task, handler: self, attempt: attempt)
             }
+            // Also for completion-handler tasks: redirects and authentication challenges need it.
+            session.router.register(task, handler: self, attempt: attempt, deliversAtCompletion: atCompletion)
             state.prepared = prepared
             state.response = nil
             state.data = Data()

@@ -37,6 +37,20 @@ public final class Session: Sendable {
         /// Monitors told about every request of the session (e.g. ``ConsoleLogger``).
         public var eventMonitors: [any EventMonitor] = []
 
+        // Credentials ------------------------------------------------------------------------
+        /// Names (any letter case) of headers that carry credentials of your own, e.g.
+        /// `X-Api-Key`. Like `Authorization`, `Proxy-Authorization` and `Cookie`, they are removed
+        /// from a redirected request that leaves the origin (another scheme, host or port).
+        /// Defaults to none.
+        public var sensitiveHeaders: Set<String> = []
+        /// Answers a server's HTTP Basic or Digest challenge (a `401` with `WWW-Authenticate`),
+        /// once per request: if the server refuses it, the `401` is the outcome. Without one, the
+        /// `401` is delivered as an ordinary response on every platform. Defaults to `nil`.
+        public var credential: PasswordCredential?
+        /// Answers a proxy's HTTP Basic or Digest challenge (a `407`), once per request, like
+        /// ``credential``. Defaults to `nil`.
+        public var proxyCredential: PasswordCredential?
+
         /// The default configuration.
         public init() {}
     }
@@ -58,7 +72,7 @@ public final class Session: Sendable {
         urlSessionConfiguration: URLSessionConfiguration = .default
     ) {
         self.configuration = configuration
-        let router = SessionDelegate()
+        let router = SessionDelegate(configuration: configuration)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "org.formwork.session.delegate"

@@ -1,18 +1,32 @@
 import Foundation
 
 /// The one URLSession delegate of a ``Session``: it routes each task's events to the request
-/// object that owns the task (corelibs URLSession ignores per-task delegates on Linux).
+/// object that owns the task (corelibs URLSession ignores per-task delegates on Linux), follows
+/// redirects without leaking credentials, and answers authentication challenges.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Route {
         let handler: RequestCore
         let attempt: Int
+        /// The task delivers its response to a completion handler: only redirects and challenges
+        /// are routed, never its body events.
+        let deliversAtCompletion: Bool
     }
 
     private let routes = Protected([Int: Route]())
+    /// The session's configuration: sensitive headers and credentials.
+    private let configuration: Session.Configuration
+
+    /// Creates the delegate of a session with this configuration.
+    init(configuration: Session.Configuration = Session.Configuration()) {
+        self.configuration = configuration
+    }
 
     /// Routes `task`'s events to `handler` for attempt `attempt`. Call before resuming the task.
-    func register(_ task: URLSessionTask, handler: RequestCore, attempt: Int) {
-        routes.withLock { $0[task.taskIdentifier] = Route(handler: handler, attempt: attempt) }
+    func register(
+        _ task: URLSessionTask, handler: RequestCore, attempt: Int, deliversAtCompletion: Bool = false
+    ) {
+        let route = Route(handler: handler, attempt: attempt, deliversAtCompletion: deliversAtCompletion)
+        routes.withLock { $0[task.taskIdentifier] = route }
     }
 
     /// Stops routing `task`'s events.
@@ -23,7 +37,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// How many tasks are routed right now (for tests: nothing may outlive its request).
     var routedTaskCount: Int { routes.withLock { $0.count } }
 
+    /// How many of them get their body events from the delegate rather than a completion handler.
+    var eventRoutedTaskCount: Int { routes.withLock { $0.values.filter { !$0.deliversAtCompletion }.count } }
+
+    /// The route of a task whose events go to the delegate.
     private func route(_ task: URLSessionTask) -> Route? {
+        routes.withLock { $0[task.taskIdentifier] }.flatMap { $0.deliversAtCompletion ? nil : $0 }
+    }
+
+    /// The route of any task, for redirects and challenges.
+    private func anyRoute(_ task: URLSessionTask) -> Route? {
         routes.withLock { $0[task.taskIdentifier] }
     }
 
@@ -45,7 +68,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let route = routes.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        guard let route = routes.withLock({ $0.removeValue(forKey: task.taskIdentifier) }),
+            !route.deliversAtCompletion
+        else { return }
         route.handler.taskDidComplete(error: error, attempt: route.attempt)
     }
 
@@ -70,17 +95,75 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        completionHandler(Self.redirect(request, from: task.currentRequest ?? task.originalRequest))
+        let next = Self.redirect(
+            request, from: task.currentRequest ?? task.originalRequest,
+            sensitiveHeaders: configuration.sensitiveHeaders)
+        do throws(NetworkError) {
+            try FinalRequestCheck.validate(next)
+            completionHandler(next)
+        } catch {
+            // Not followed: the attempt fails with the error once its task ends with the 3xx.
+            if let route = anyRoute(task) { route.handler.settle(attempt: route.attempt, .failure(error)) }
+            completionHandler(nil)
+        }
     }
 
-    /// The request to follow a redirect with: credentials never travel to another host.
-    static func redirect(_ request: URLRequest, from previous: URLRequest?) -> URLRequest {
+    /// The request to follow a redirect with: on a hop to another origin (scheme, host or port)
+    /// every credential header is removed, the standard ones and the session's `sensitiveHeaders`.
+    static func redirect(
+        _ request: URLRequest, from previous: URLRequest?, sensitiveHeaders: Set<String> = []
+    ) -> URLRequest {
+        guard let fields = request.allHTTPHeaderFields, !fields.isEmpty,
+            Origin(previous?.url) == nil || Origin(previous?.url) != Origin(request.url)
+        else { return request }
+        let credentials = HTTPHeader.requestCredentialNames.union(sensitiveHeaders.map { $0.lowercased() })
         var request = request
-        let previousHost = previous?.url?.host?.lowercased()
-        if previousHost != request.url?.host?.lowercased() {
-            request.setValue(nil, forHTTPHeaderField: "Authorization")
-            request.setValue(nil, forHTTPHeaderField: "Cookie")
-        }
+        request.allHTTPHeaderFields = fields.filter { !credentials.contains($0.key.lowercased()) }
         return request
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        let space = challenge.protectionSpace
+        let answer = ChallengeAnswer(
+            method: space.authenticationMethod, isProxy: space.isProxy(),
+            previousFailureCount: challenge.previousFailureCount, configuration: configuration)
+        switch answer {
+        case .performDefaultHandling:
+            completionHandler(.performDefaultHandling, nil)
+        case .useCredential(let credential):
+            completionHandler(.useCredential, credential.urlCredential)
+        case .deliverResponse:
+            #if canImport(FoundationNetworking)
+                // corelibs never completes the task on default handling, and ends it as cancelled
+                // on any other answer: the attempt's outcome is the challenge's response instead.
+                if let route = anyRoute(task), let response = challenge.failureResponse as? HTTPURLResponse {
+                    route.handler.settle(attempt: route.attempt, .response(response))
+                }
+                completionHandler(.cancelAuthenticationChallenge, nil)
+            #else
+                // With no credential of its own, Apple's URLSession delivers the 401/407.
+                completionHandler(.performDefaultHandling, nil)
+            #endif
+        }
+    }
+}
+
+/// Scheme, host and port of a URL (the port made explicit), to tell whether a redirect leaves
+/// the origin.
+private struct Origin: Equatable {
+    let scheme: String
+    let host: String
+    let port: Int?
+
+    init?(_ url: URL?) {
+        guard let url, let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else {
+            return nil
+        }
+        self.scheme = scheme
+        self.host = host
+        self.port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
     }
 }

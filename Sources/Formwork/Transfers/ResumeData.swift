@@ -91,9 +91,7 @@ public struct ResumeData: Codable, Sendable, Equatable {
     }
 
     /// Header names (lower case) never stored: credentials, and the range headers a resume adds itself.
-    static let headersNotKept: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "range", "if-range",
-    ]
+    static let headersNotKept = HTTPHeader.requestCredentialNames.union(["range", "if-range"])
 }
 
 extension ResumeData {

@@ -29,6 +29,15 @@ extension DocSnippetTests {
             }
         }
 
+        static let intranet = Session {
+            $0.credential = PasswordCredential(user: "ada", password: "lovelace")
+        }
+
+        @Test("Authentication challenges: the session's credential is set")
+        func challengeSnippet() {
+            #expect(Self.intranet.configuration.credential?.user == "ada")
+        }
+
         static let onceOnMaintenance = Retrier { context in
             guard context.retryCount == 0, context.error.statusCode == 503 else { return .doNotRetry }
             return .retry(after: 5)

@@ -15,7 +15,7 @@ struct DeliveryPathTests {
         while request.core.task == nil {
             try await Task.sleep(for: .milliseconds(5))
         }
-        return session.router.routedTaskCount
+        return session.router.eventRoutedTaskCount
     }
 
     @Test("A plain request is not routed through the delegate; one with a progress observer is")

@@ -73,14 +73,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(Self.redirect(request, from: task.currentRequest ?? task.originalRequest))
     }
 
-    /// The request to follow a redirect with: credentials never travel to another host.
+    /// The request to follow a redirect with: credentials never travel to another origin (host,
+    /// scheme or port), so an https → http downgrade on the same host drops them too.
     static func redirect(_ request: URLRequest, from previous: URLRequest?) -> URLRequest {
         var request = request
-        let previousHost = previous?.url?.host?.lowercased()
-        if previousHost != request.url?.host?.lowercased() {
+        if origin(of: previous?.url) != origin(of: request.url) {
             request.setValue(nil, forHTTPHeaderField: "Authorization")
             request.setValue(nil, forHTTPHeaderField: "Cookie")
         }
         return request
+    }
+
+    /// Scheme, host and port (the scheme's default when absent), lowercased.
+    private static func origin(of url: URL?) -> String? {
+        guard let url, let scheme = url.scheme?.lowercased() else { return nil }
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 }

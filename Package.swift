@@ -32,6 +32,11 @@ let package = Package(
             dependencies: ["Formwork", "FormworkTestSupport"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // Sends one request through Formwork and prints the outcome as JSON: the HTTPS suite runs it
+        // in a child process that trusts the test CA (see Tests/FormworkTestSupport/TrustedChild.swift).
+        .executableTarget(
+            name: "HTTPSProbe", dependencies: ["Formwork", "FormworkTestSupport"], path: "Tests/HTTPSProbe",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
         // libFuzzer targets (see README "Fuzzing"); plain builds compile them too.
         .executableTarget(name: "FuzzJSONKeyPath", dependencies: ["Formwork"], path: "Fuzz/FuzzJSONKeyPath"),
         .executableTarget(

@@ -12,7 +12,9 @@ extension DemoServer {
     public static func tls() async throws -> TLSDemoServer {
         let (baseURLs, certificates) = try await DemoServerLauncher.shared.tlsServer()
         guard baseURLs.count == 1 + TLSDemoServer.listenerCount else {
-            throw DemoServerError(description: "DemoServer: expected 3 listeners, got \(baseURLs)")
+            throw DemoServerError(
+                description:
+                    "DemoServer: expected \(1 + TLSDemoServer.listenerCount) listeners, got \(baseURLs)")
         }
         return TLSDemoServer(
             plainBaseURL: baseURLs[0], baseURL: baseURLs[1], mismatchedBaseURL: baseURLs[2],

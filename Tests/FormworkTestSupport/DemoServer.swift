@@ -49,6 +49,8 @@ actor DemoServerLauncher {
 
     private var start: Task<RunningServer, any Error>?
     private var tlsStart: Task<RunningServer, any Error>?
+    /// Both servers run the same executable: it is located (and built) once.
+    private var executable: Task<URL, any Error>?
 
     func baseURL() async throws -> String {
         if let start {
@@ -85,7 +87,7 @@ actor DemoServerLauncher {
     private static func launch(
         extraArguments: [String], listeners: Int, certificates: TestCertificates? = nil
     ) async throws -> RunningServer {
-        let executable = try await locateExecutable()
+        let executable = try await shared.sharedExecutable()
         let process = Process()
         process.executableURL = executable
         process.arguments = ["--port", "0", "--exit-on-stdin-eof"] + extraArguments
@@ -124,6 +126,13 @@ actor DemoServerLauncher {
         return RunningServer(
             baseURLs: baseURLs, certificates: certificates, process: process,
             stdin: stdin.fileHandleForWriting)
+    }
+
+    /// ``locateExecutable()``, run once for every caller.
+    private func sharedExecutable() async throws -> URL {
+        let task = executable ?? Task { try await Self.locateExecutable() }
+        executable = task
+        return try await task.value
     }
 
     /// `FORMWORK_DEMO_SERVER` if set, else the `DemoServer` built from `<repo>/Examples`.

@@ -14,11 +14,7 @@ import Testing
 @Suite("HTTPS against the demo server", .timeLimit(.minutes(5)))
 struct HTTPSTests {
     let client = Client()
-    let plain: MessageCatalog = {
-        var catalog = MessageCatalog.english
-        catalog.showsCodes = false
-        return catalog
-    }()
+    let plain = MessageCatalog.englishWithoutCodes
 
     @Test("A certificate from a CA the trust store does not know is refused as a secure-connection failure")
     func untrustedCertificate() async throws {

@@ -7,11 +7,7 @@ import Testing
 /// "seen" were captured on Debian 12 (libcurl 7.88.1, OpenSSL 3.0) against local TLS servers.
 @Suite("TLS failures reported as -1 on Linux get Apple's codes")
 struct TLSFailureTests {
-    private var plain: MessageCatalog {
-        var catalog = MessageCatalog.english
-        catalog.showsCodes = false
-        return catalog
-    }
+    private let plain = MessageCatalog.englishWithoutCodes
 
     /// A -1 error as FoundationNetworking builds it: the message, the failing URL, and an
     /// underlying -1 error with the same message.

@@ -37,6 +37,7 @@ struct TLSFailureTests {
                 "SSL certificate problem: self-signed certificate in certificate chain",
                 .serverCertificateUntrusted
             ),
+            // seen: trusted CA, leaf expired / not valid yet
             ("SSL certificate problem: certificate has expired", .serverCertificateHasBadDate),
             ("SSL certificate problem: certificate is not yet valid", .serverCertificateNotYetValid),
             // seen: a trusted certificate for another name

@@ -32,17 +32,17 @@ let package = Package(
             dependencies: ["Formwork", "FormworkTestSupport"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        // Sends one request through Formwork and prints the outcome as JSON: the HTTPS suite runs it
-        // in a child process that trusts the test CA (see Tests/FormworkTestSupport/TrustedChild.swift).
-        .executableTarget(
-            name: "HTTPSProbe", dependencies: ["Formwork", "FormworkTestSupport"], path: "Tests/HTTPSProbe",
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
         // libFuzzer targets (see README "Fuzzing"); plain builds compile them too.
         .executableTarget(name: "FuzzJSONKeyPath", dependencies: ["Formwork"], path: "Fuzz/FuzzJSONKeyPath"),
         .executableTarget(
             name: "FuzzQueryEncoder", dependencies: ["Formwork"], path: "Fuzz/FuzzQueryEncoder"),
         .executableTarget(name: "FuzzHeaders", dependencies: ["Formwork"], path: "Fuzz/FuzzHeaders"),
         .executableTarget(name: "FuzzMultipart", dependencies: ["Formwork"], path: "Fuzz/FuzzMultipart"),
+        // Sends one request through Formwork and prints the outcome as JSON: the HTTPS suite runs it
+        // in a child process that trusts the test CA (see Tests/FormworkTestSupport/TrustedChild.swift).
+        .executableTarget(
+            name: "HTTPSProbe", dependencies: ["Formwork", "FormworkTestSupport"], path: "Tests/HTTPSProbe",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
     ],
     swiftLanguageModes: [.v6]
 )

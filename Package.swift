@@ -50,6 +50,11 @@ let package = Package(
             name: "FuzzQueryEncoder", dependencies: ["Formwork"], path: "Fuzz/FuzzQueryEncoder"),
         .executableTarget(name: "FuzzHeaders", dependencies: ["Formwork"], path: "Fuzz/FuzzHeaders"),
         .executableTarget(name: "FuzzMultipart", dependencies: ["Formwork"], path: "Fuzz/FuzzMultipart"),
+        // Sends one request through Formwork and prints the outcome as JSON: the HTTPS suite runs it
+        // in a child process that trusts the test CA (see Tests/FormworkTestSupport/TrustedChild.swift).
+        .executableTarget(
+            name: "HTTPSProbe", dependencies: ["Formwork", "FormworkTestSupport"], path: "Tests/HTTPSProbe",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
     ],
     swiftLanguageModes: [.v6]
 )

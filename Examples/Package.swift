@@ -17,6 +17,8 @@ let package = Package(
         // The Formwork library (used by the demo CLI and benchmark targets, not by DemoServer).
         .package(name: "Formwork", path: ".."),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        // TLS for the demo server's HTTPS listeners (`--tls-port`), which the HTTPS suite tests against.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .executableTarget(
@@ -27,6 +29,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),

@@ -29,7 +29,8 @@ public struct DemoServerError: Error, CustomStringConvertible {
 }
 
 /// Starts the server once; concurrent callers share the same start (and the same failure).
-private actor DemoServerLauncher {
+/// The HTTPS server (``DemoServer/tls()``) is a second process, started the same way on first use.
+actor DemoServerLauncher {
     static let shared = DemoServerLauncher()
 
     /// The variable that may name a prebuilt `DemoServer` executable.
@@ -47,23 +48,49 @@ private actor DemoServerLauncher {
         .appendingPathComponent("Examples")
 
     private var start: Task<RunningServer, any Error>?
+    private var tlsStart: Task<RunningServer, any Error>?
+    /// Both servers run the same executable: it is located (and built) once.
+    private var executable: Task<URL, any Error>?
 
     func baseURL() async throws -> String {
         if let start {
-            return try await start.value.baseURL
+            return try await start.value.baseURLs[0]
         }
-        let task = Task { try await Self.launch() }
+        let task = Task { try await Self.launch(extraArguments: [], listeners: 1) }
         start = task
-        return try await task.value.baseURL
+        return try await task.value.baseURLs[0]
+    }
+
+    /// The HTTPS server process: its base URLs (the plain one first, then one per TLS listener
+    /// in the order of `TLSDemoServer.arguments`) and its certificates.
+    func tlsServer() async throws -> (baseURLs: [String], certificates: TestCertificates) {
+        let task =
+            tlsStart
+            ?? Task {
+                let certificates = try await TestCertificates.make()
+                let arguments = TLSDemoServer.arguments(for: certificates)
+                return try await Self.launch(
+                    extraArguments: arguments, listeners: 1 + TLSDemoServer.listenerCount,
+                    certificates: certificates)
+            }
+        tlsStart = task
+        let running = try await task.value
+        guard let certificates = running.certificates else {
+            throw DemoServerError(description: "DemoServer: the TLS server has no certificates")
+        }
+        return (running.baseURLs, certificates)
     }
 
     // MARK: - Launching
 
-    private static func launch() async throws -> RunningServer {
-        let executable = try await locateExecutable()
+    /// Starts a server with `extraArguments` and waits for its `listeners` "listening on" lines.
+    private static func launch(
+        extraArguments: [String], listeners: Int, certificates: TestCertificates? = nil
+    ) async throws -> RunningServer {
+        let executable = try await shared.sharedExecutable()
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--port", "0", "--exit-on-stdin-eof"]
+        process.arguments = ["--port", "0", "--exit-on-stdin-eof"] + extraArguments
         let stdin = Pipe()
         let stdout = Pipe()
         process.standardInput = stdin
@@ -76,20 +103,36 @@ private actor DemoServerLauncher {
         } catch {
             throw DemoServerError(description: "DemoServer: cannot launch \(executable.path): \(error)")
         }
-        let line: String
+        var baseURLs: [String] = []
         do {
-            line = try await readListeningLine(from: stdout.fileHandleForReading, timeout: startTimeout)
+            let lines = try await readListeningLines(
+                listeners, from: stdout.fileHandleForReading, timeout: startTimeout)
+            for line in lines {
+                // e.g. "http://127.0.0.1:54321" or "https://127.0.0.1:54322 (TLS)"
+                let rest = line.dropFirst(listeningPrefix.count)
+                let baseURL = String(rest.prefix { $0 != " " })
+                guard let url = URL(string: baseURL), url.scheme == "http" || url.scheme == "https",
+                    url.port != nil
+                else {
+                    throw DemoServerError(description: "DemoServer: cannot parse a URL from \"\(line)\"")
+                }
+                baseURLs.append(baseURL)
+                log("\(listeningPrefix)\(rest) (pid \(process.processIdentifier))")
+            }
         } catch {
             process.terminate()
             throw error
         }
-        let baseURL = String(line.dropFirst(listeningPrefix.count)).trimmingCharacters(in: .whitespaces)
-        guard let url = URL(string: baseURL), url.scheme == "http", url.port != nil else {
-            process.terminate()
-            throw DemoServerError(description: "DemoServer: cannot parse a URL from \"\(line)\"")
-        }
-        log("\(listeningPrefix)\(baseURL) (pid \(process.processIdentifier))")
-        return RunningServer(baseURL: baseURL, process: process, stdin: stdin.fileHandleForWriting)
+        return RunningServer(
+            baseURLs: baseURLs, certificates: certificates, process: process,
+            stdin: stdin.fileHandleForWriting)
+    }
+
+    /// ``locateExecutable()``, run once for every caller.
+    private func sharedExecutable() async throws -> URL {
+        let task = executable ?? Task { try await Self.locateExecutable() }
+        executable = task
+        return try await task.value
     }
 
     /// `FORMWORK_DEMO_SERVER` if set, else the `DemoServer` built from `<repo>/Examples`.
@@ -167,12 +210,12 @@ private actor DemoServerLauncher {
         }
     }
 
-    /// Reads `handle` on a thread of its own until the "listening on" line, end of file or timeout.
-    private static func readListeningLine(from handle: FileHandle, timeout: TimeInterval) async throws
-        -> String
+    /// Reads `handle` on a thread of its own until `count` "listening on" lines, end of file or timeout.
+    private static func readListeningLines(_ count: Int, from handle: FileHandle, timeout: TimeInterval)
+        async throws -> [String]
     {
         try await withCheckedThrowingContinuation { continuation in
-            let outcome = OneShot<Result<String, any Error>> { continuation.resume(with: $0) }
+            let outcome = OneShot<Result<[String], any Error>> { continuation.resume(with: $0) }
             let reader = Thread {
                 var output = Data()
                 while true {
@@ -190,8 +233,9 @@ private actor DemoServerLauncher {
                     let lines = String(decoding: output, as: UTF8.self).split(
                         separator: "\n", omittingEmptySubsequences: false)
                     // The last element is an unfinished line (or empty): only complete lines count.
-                    if let line = lines.dropLast().first(where: { $0.hasPrefix(listeningPrefix) }) {
-                        outcome.deliver(.success(String(line)))
+                    let listening = lines.dropLast().filter { $0.hasPrefix(listeningPrefix) }.map(String.init)
+                    if listening.count >= count {
+                        outcome.deliver(.success(Array(listening.prefix(count))))
                         return
                     }
                 }
@@ -217,7 +261,9 @@ private actor DemoServerLauncher {
 /// The launched server. Holding `stdin` (the write end of its standard input) keeps it alive:
 /// when this process ends, the pipe closes and the server exits.
 private struct RunningServer: Sendable {
-    let baseURL: String
+    /// One per listener, in the order the server printed them (the plain HTTP one first).
+    let baseURLs: [String]
+    let certificates: TestCertificates?
     let process: Process
     let stdin: FileHandle
 }

@@ -1,12 +1,16 @@
-/// Command-line options: `DemoServer [--host 127.0.0.1] [--port 0] [--exit-on-stdin-eof]`.
+/// Command-line options: `DemoServer [--host 127.0.0.1] [--port 0] [--exit-on-stdin-eof]`, plus
+/// HTTPS listeners (see `Options+TLS.swift`).
 struct Options: Sendable {
     var host = "127.0.0.1"
     /// 0 lets the operating system choose a free port.
     var port = 0
     /// Exit when standard input reaches end of file (so the server dies with its parent).
     var exitOnStdinEOF = false
+    /// HTTPS listeners besides the plain one, in the order given.
+    var tlsListeners: [TLSListener] = []
 
-    static let usage = "usage: DemoServer [--host 127.0.0.1] [--port 0] [--exit-on-stdin-eof]"
+    static let usage =
+        "usage: DemoServer [--host 127.0.0.1] [--port 0] [--exit-on-stdin-eof] [--tls-port 0 --tls-cert PEM --tls-key PEM]..."
 
     /// The hosts the demo server may bind to: loopback only.
     static let loopbackHosts: Set<String> = ["127.0.0.1", "localhost", "::1"]
@@ -36,12 +40,15 @@ struct Options: Sendable {
                 options.port = port
             case "--exit-on-stdin-eof":
                 options.exitOnStdinEOF = true
+            case "--tls-port", "--tls-cert", "--tls-key":
+                try options.parseTLSOption(argument, value: remaining.popFirst())
             case "-h", "--help":
                 throw UsageError(description: usage)
             default:
                 throw UsageError(description: "unknown argument \(argument)")
             }
         }
+        try options.checkTLSListeners()
         return options
     }
 }

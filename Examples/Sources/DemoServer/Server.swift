@@ -1,12 +1,15 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// Binds the HTTP server and builds each connection's pipeline.
 enum Server {
-    /// Binds to `host:port` (port 0: the OS chooses) and returns the listening channel.
-    static func start(host: String, port: Int, router: Router, stats: ServerStats) async throws -> any Channel
-    {
+    /// Binds to `host:port` (port 0: the OS chooses) and returns the listening channel. With `tls`,
+    /// every connection speaks TLS first (HTTPS).
+    static func start(
+        host: String, port: Int, router: Router, stats: ServerStats, tls: NIOSSLContext? = nil
+    ) async throws -> any Channel {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -17,6 +20,9 @@ enum Server {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
+                    if let tls {
+                        try pipeline.addHandler(NIOSSLServerHandler(context: tls))
+                    }
                     try pipeline.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: true)
                     try pipeline.addHandler(HTTPHandler(router: router, stats: stats))

@@ -145,6 +145,7 @@ extension NetworkError {
     static func transport(
         _ error: any Error, request: URLRequest?, response: HTTPURLResponse?, data: Data?
     ) -> NetworkError {
+        let error: any Error = TLSFailure.appleEquivalent(of: error) ?? error  // Linux reports TLS as -1
         let urlError = error as? URLError
         if urlError?.code == .cancelled {
             return .cancelled(request: request, response: response, data: data)

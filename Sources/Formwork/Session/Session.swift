@@ -50,9 +50,18 @@ public final class Session: Sendable {
     let router: SessionDelegate
 
     /// Creates a session.
+    ///
+    /// The underlying `URLSession` gets a copy of `urlSessionConfiguration` with **no `URLCache`**
+    /// (`urlCache = nil`), on every platform; the object you pass is not changed. On Linux,
+    /// cancelling a request while corelibs URLSession looks it up in the cache can crash the whole
+    /// process (`TaskRegistry.swift:118: Trying to access a behaviour for a task that in not in the
+    /// registry`); without a cache that window does not exist. What an app gives up: on Apple
+    /// platforms, `URLCache`'s storing and revalidation of cacheable responses (corelibs never
+    /// stores a response anyway). Formwork's own HTTP cache is meant to take its place.
     /// - Parameters:
     ///   - configuration: Defaults for every request.
-    ///   - urlSessionConfiguration: The configuration of the underlying `URLSession` (copied).
+    ///   - urlSessionConfiguration: The configuration of the underlying `URLSession` (copied,
+    ///     and the copy's `urlCache` set to `nil`).
     public init(
         configuration: Configuration = Configuration(),
         urlSessionConfiguration: URLSessionConfiguration = .default
@@ -64,7 +73,16 @@ public final class Session: Sendable {
         queue.name = "org.formwork.session.delegate"
         self.router = router
         self.urlSession = URLSession(
-            configuration: urlSessionConfiguration, delegate: router, delegateQueue: queue)
+            configuration: Self.safeCopy(of: urlSessionConfiguration), delegate: router, delegateQueue: queue)
+    }
+
+    /// A copy of `configuration` that Formwork can run safely: no `URLCache`, so that a cancel can
+    /// never race the cache lookup corelibs runs before a task's protocol exists (the crash above).
+    static func safeCopy(of configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        // `copy()` is typed `Any`; it is a URLSessionConfiguration on every platform.
+        let copy = configuration.copy() as? URLSessionConfiguration ?? URLSessionConfiguration.default
+        copy.urlCache = nil
+        return copy
     }
 
     /// Creates a session, changing the default configuration in a closure.

@@ -20,14 +20,16 @@ public final class Session: Sendable {
         /// The status codes accepted when a request sets none itself. Defaults to `200..<300`;
         /// `nil` turns default validation off.
         public var acceptableStatusCodes: Range<Int>? = 200..<300
-        /// The idle timeout in seconds, when a form sets none. Defaults to 60.
+        /// The idle timeout in seconds, when a form sets none (see ``Formable/timeout``: per
+        /// attempt, precise to about 0.1 s). Defaults to 60.
         public var timeout: TimeInterval = 60
         /// Adapters applied to every request of the session, before the request's own.
         public var adapters: [any RequestAdapter] = []
         /// The retrier asked after a request's own retriers. Defaults to none: no retries.
         public var retrier: (any RequestRetrier)?
         /// The most seconds a request may take in all (attempts and retry delays included),
-        /// enforced by Formwork. Defaults to `nil`: no total deadline, only the idle `timeout`.
+        /// enforced by Formwork. A request's own `deadline(_:)` wins over it. Defaults to `nil`:
+        /// no total deadline, only the idle `timeout`.
         public var deadline: TimeInterval?
         /// Downloads fetch the body in ranges of at most this many bytes (8 MiB by default), one
         /// after the other with `If-Range`, so memory stays bounded however fast the network is

@@ -86,7 +86,7 @@ struct Router: Sendable {
         routes: DataRoutes.routes + ErrorRoutes.routes + EchoRoutes.routes + MiscRoutes.routes
             + RedirectRoutes.routes + AuthRoutes.routes + FileRoutes.routes + UploadRoutes.routes
             + FaultRoutes.routes
-            + RecoveryRoutes.routes
+            + RecoveryRoutes.routes + IdempotencyRoutes.routes
     )
 
     func route(_ request: DemoRequest, context: RouteContext) -> RouteOutcome {

@@ -89,6 +89,7 @@ struct Router: Sendable {
             + RecoveryRoutes.routes
             + QuirkyFileRoutes.routes
             + SecurityRoutes.routes
+            + IdempotencyRoutes.routes
     )
 
     func route(_ request: DemoRequest, context: RouteContext) -> RouteOutcome {

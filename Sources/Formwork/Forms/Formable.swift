@@ -23,7 +23,13 @@ public protocol Formable {
     var method: HTTPMethod { get }
     /// Headers for this call. They win over the session's default headers. Defaults to none.
     var headers: HTTPHeaders { get }
-    /// The idle timeout in seconds. Defaults to `nil`: the session's.
+    /// The idle timeout in seconds: the longest one attempt may go without any sign of life
+    /// (from its start to the response's headers, then between body bytes). Each attempt (retry,
+    /// reload) gets it anew; it is not a limit on the whole request, which is what
+    /// `deadline(_:)` and ``Session/Configuration/deadline`` are for. It wins over the session's
+    /// ``Session/Configuration/timeout``. Precise to about 0.1 s on every platform (corelibs
+    /// URLSession truncates timeouts to whole seconds; Formwork watches the rest itself).
+    /// Defaults to `nil`: the session's.
     var timeout: TimeInterval? { get }
 }
 

@@ -43,14 +43,17 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     /// `CONNECT`: establish a tunnel to the server identified by the target resource.
     public static let connect = HTTPMethod(rawValue: "CONNECT")
 
-    /// Whether repeating the request has the same effect as sending it once (RFC 9110 §9.2.2).
+    /// The methods whose requests may be repeated with the same effect as sending them once
+    /// (RFC 9110 §9.2.2): `GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS` and `TRACE`. The one list
+    /// Formwork keeps: ``isIdempotent`` and ``RetryPolicy``'s default methods read it.
+    public static let idempotentMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace]
+
+    /// Whether repeating the request has the same effect as sending it once (RFC 9110 §9.2.2):
+    /// whether it is one of ``idempotentMethods``.
     ///
-    /// True for `GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS` and `TRACE`. The default retry policy
-    /// only retries idempotent methods.
+    /// The default retry policy only retries idempotent methods, or requests that carry an
+    /// `Idempotency-Key` (see `idempotencyKey(_:)`).
     public var isIdempotent: Bool {
-        switch self {
-        case .get, .head, .put, .delete, .options, .trace: true
-        default: false
-        }
+        Self.idempotentMethods.contains(self)
     }
 }

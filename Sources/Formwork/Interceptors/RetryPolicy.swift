@@ -4,7 +4,8 @@ import Foundation
 /// requests that failed in a way worth another try.
 ///
 /// Defaults: up to 2 retries; delays drawn uniformly from `0...0.5 s × 2^n` (full jitter) and capped
-/// at ``maximumDelay``; only idempotent methods; statuses 408, 429, 500, 502, 503, 504; transient
+/// at ``maximumDelay``; only idempotent methods (``HTTPMethod/idempotentMethods``), or any method
+/// when the request carries an `Idempotency-Key` (``Request/idempotencyKey(_:)``); statuses 408, 429, 500, 502, 503, 504; transient
 /// `URLError`s (timeout, connection lost or refused, DNS, offline, a body cut short); a
 /// `Retry-After` header (seconds or an HTTP date) is honoured, also capped.
 ///
@@ -21,6 +22,9 @@ public struct RetryPolicy: RequestRetrier {
     public var maximumDelay: TimeInterval
     /// Methods that may be sent twice without harm.
     public var retryableMethods: Set<HTTPMethod>
+    /// Whether a request of any method may be retried when it carries an `Idempotency-Key`
+    /// header (the server de-duplicates it). Defaults to `true`.
+    public var retriesRequestsWithIdempotencyKey: Bool
     /// Statuses worth another try.
     public var retryableStatusCodes: Set<Int>
     /// Transport failures worth another try.
@@ -45,7 +49,9 @@ public struct RetryPolicy: RequestRetrier {
     ///   - retryLimit: The most retries per request (default 2).
     ///   - baseDelay: The backoff base in seconds (default 0.5).
     ///   - maximumDelay: The longest wait in seconds (default 30).
-    ///   - retryableMethods: Methods that may be retried (default: the idempotent ones).
+    ///   - retryableMethods: Methods that may be retried (default: ``HTTPMethod/idempotentMethods``).
+    ///   - retriesRequestsWithIdempotencyKey: Whether a request with an `Idempotency-Key` may be
+    ///     retried whatever its method (default `true`).
     ///   - retryableStatusCodes: Statuses that may be retried.
     ///   - retryableURLErrorCodes: Transport failures that may be retried.
     ///   - honoursRetryAfter: Whether `Retry-After` sets the delay (default `true`).
@@ -53,7 +59,8 @@ public struct RetryPolicy: RequestRetrier {
         retryLimit: Int = 2,
         baseDelay: TimeInterval = 0.5,
         maximumDelay: TimeInterval = 30,
-        retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace],
+        retryableMethods: Set<HTTPMethod> = HTTPMethod.idempotentMethods,
+        retriesRequestsWithIdempotencyKey: Bool = true,
         retryableStatusCodes: Set<Int> = RetryPolicy.defaultRetryableStatusCodes,
         retryableURLErrorCodes: Set<URLError.Code> = RetryPolicy.defaultRetryableURLErrorCodes,
         honoursRetryAfter: Bool = true
@@ -62,6 +69,7 @@ public struct RetryPolicy: RequestRetrier {
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
         self.retryableMethods = retryableMethods
+        self.retriesRequestsWithIdempotencyKey = retriesRequestsWithIdempotencyKey
         self.retryableStatusCodes = retryableStatusCodes
         self.retryableURLErrorCodes = retryableURLErrorCodes
         self.honoursRetryAfter = honoursRetryAfter
@@ -96,7 +104,10 @@ public struct RetryPolicy: RequestRetrier {
 
     private func isRetryable(_ context: RetryContext) -> Bool {
         let method = context.request?.httpMethod.map { HTTPMethod(rawValue: $0.uppercased()) } ?? .get
-        guard retryableMethods.contains(method) else { return false }
+        guard
+            retryableMethods.contains(method)
+                || (retriesRequestsWithIdempotencyKey && IdempotencyKey.isPresent(in: context.request))
+        else { return false }
         let error = context.error
         switch error.kind {
         case .transport:

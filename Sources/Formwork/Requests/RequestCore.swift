@@ -58,6 +58,9 @@ public final class RequestCore: Sendable {
         var attemptStartHandlers: [@MainActor @Sendable () -> Void] = []
         var waiters: [@Sendable (RequestOutcome) -> Void] = []
         var deadlineTimer: Task<Void, Never>?
+        /// Whether the deadline was set by the request itself (`deadline(_:)`): the session's
+        /// default deadline must not replace it.
+        var hasOwnDeadline = false
         /// The wait before a retry; cancelled when the request ends meanwhile, so nothing sleeps on
         /// holding the request.
         var retryWait: Task<Void, Never>?
@@ -136,14 +139,14 @@ public final class RequestCore: Sendable {
 
     /// Starts the first attempt now (idempotent). The URLRequest is built off the caller's thread.
     func start() {
-        let action = state.withLock { state -> RequestLifecycle.StartAction in
+        let (action, hasOwnDeadline) = state.withLock { state -> (RequestLifecycle.StartAction, Bool) in
             let action = state.lifecycle.start()
             if case .buildRequest = action { state.startedAt = Date() }
-            return action
+            return (action, state.hasOwnDeadline)
         }
         guard case .buildRequest(let attempt) = action else { return }
-        if let deadline = session.configuration.deadline {
-            setDeadline(deadline)
+        if !hasOwnDeadline, let deadline = session.configuration.deadline {
+            setDeadline(deadline, own: false)
         }
         Task { await self.run(attempt: attempt) }
     }
@@ -164,10 +167,12 @@ public final class RequestCore: Sendable {
             finish(attempt: attempt, error: NetworkError.building(error))
             return
         }
+        let idleTimeout = IdleTimeout.watched(prepared.urlRequest.timeoutInterval)
+        if let idleTimeout { prepared.urlRequest.timeoutInterval = IdleTimeout.forURLSession(idleTimeout) }
         let task = state.withLock { state -> URLSessionTask? in
             guard state.lifecycle.requestBuilt(attempt: attempt) == .resumeTask else { return nil }
             let task: URLSessionTask
-            let atCompletion = deliversAtCompletion(prepared, state: state)
+            let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
             if atCompletion {
                 task = prepared.makeTask(in: session.urlSession) { data, response, error in
                     self.taskDidFinish(data: data, response: response, error: error, attempt: attempt)
@@ -196,6 +201,7 @@ public final class RequestCore: Sendable {
         for monitor in session.configuration.eventMonitors {
             monitor.requestDidStart(id, request: prepared.urlRequest, attempt: attempt)
         }
+        if let idleTimeout { watchIdleTimeout(idleTimeout, task: task, attempt: attempt) }
         task.resume()
     }
 
@@ -279,8 +285,9 @@ public final class RequestCore: Sendable {
 
     /// Fails the request with a timeout once `seconds` have passed, whatever its attempts are
     /// doing (corelibs ignores `timeoutIntervalForResource`, and its idle timeout never fires on a
-    /// slow trickle). Replaces an earlier deadline.
-    func setDeadline(_ seconds: TimeInterval) {
+    /// slow trickle). Replaces an earlier deadline; one the request set itself (`own`) is never
+    /// replaced by the session's default.
+    func setDeadline(_ seconds: TimeInterval, own: Bool = true) {
         let timer = Task { [weak self] in
             await sleep(seconds: seconds)
             guard !Task.isCancelled else { return }
@@ -288,9 +295,38 @@ public final class RequestCore: Sendable {
         }
         let previous = state.withLock { state -> Task<Void, Never>? in
             defer { state.deadlineTimer = timer }
+            if own { state.hasOwnDeadline = true }
             return state.deadlineTimer
         }
         previous?.cancel()
+    }
+
+    /// Watches an attempt whose idle timeout URLSession cannot enforce precisely (see
+    /// ``IdleTimeout``); the attempt's task reports its events through the session delegate so
+    /// that every byte counts as activity. When the attempt stays idle for `seconds`, its task is
+    /// dropped and the attempt fails as URLSession's own timeout would (`URLError.timedOut`,
+    /// retryable). The watch ends by itself with the attempt.
+    private func watchIdleTimeout(_ seconds: TimeInterval, task: URLSessionTask, attempt: Int) {
+        Task { [weak self] in
+            var timeout = IdleTimeout(seconds: seconds, now: Date())
+            while true {
+                await sleep(seconds: timeout.checkInterval)
+                guard let self else { return }
+                let activity = self.state.withLock { state -> IdleTimeout.Activity? in
+                    guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return nil }
+                    return IdleTimeout.Activity(
+                        hasResponse: state.response != nil, bytesReceived: state.bytesReceived,
+                        bytesSent: state.bytesSent)
+                }
+                guard let activity else { return }
+                if timeout.check(activity, now: Date()) {
+                    self.session.router.unregister(task)
+                    task.cancel()
+                    self.taskDidComplete(error: URLError(.timedOut), attempt: attempt)
+                    return
+                }
+            }
+        }
     }
 
     private func expire(after seconds: TimeInterval) {

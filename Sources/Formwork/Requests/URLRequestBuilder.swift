@@ -41,10 +41,11 @@ enum URLRequestBuilder {
         return string.trimmingCharacters(in: .whitespaces)
     }
 
-    /// Checks a timeout and adapts it to the platform.
+    /// Checks a timeout: a positive, finite number of seconds.
     ///
-    /// corelibs URLSession (Linux) truncates the timeout to whole seconds, so a timeout under one
-    /// second fires at once: there it is rounded up to whole seconds, at least one.
+    /// The `URLRequest` keeps the precise value, so adapters see what the form asked for;
+    /// ``RequestCore`` hands URLSession whole seconds and watches the rest itself
+    /// (see ``IdleTimeout``: corelibs truncates timeouts to whole seconds).
     static func timeout(_ seconds: TimeInterval, request: URLRequest) throws(NetworkError) -> TimeInterval {
         guard seconds.isFinite, seconds > 0 else {
             throw NetworkError(
@@ -52,11 +53,7 @@ enum URLRequestBuilder {
                 failureReason: "The timeout must be a positive number of seconds, not \(seconds).",
                 request: request)
         }
-        #if canImport(FoundationNetworking)
-            return max(1, seconds.rounded(.up))
-        #else
-            return seconds
-        #endif
+        return seconds
     }
 
     /// The request for a form without parameters (downloads and uploads build on this).

@@ -20,14 +20,16 @@ public final class Session: Sendable {
         /// The status codes accepted when a request sets none itself. Defaults to `200..<300`;
         /// `nil` turns default validation off.
         public var acceptableStatusCodes: Range<Int>? = 200..<300
-        /// The idle timeout in seconds, when a form sets none. Defaults to 60.
+        /// The idle timeout in seconds, when a form sets none (see ``Formable/timeout``: per
+        /// attempt, precise to about 0.1 s). Defaults to 60.
         public var timeout: TimeInterval = 60
         /// Adapters applied to every request of the session, before the request's own.
         public var adapters: [any RequestAdapter] = []
         /// The retrier asked after a request's own retriers. Defaults to none: no retries.
         public var retrier: (any RequestRetrier)?
         /// The most seconds a request may take in all (attempts and retry delays included),
-        /// enforced by Formwork. Defaults to `nil`: no total deadline, only the idle `timeout`.
+        /// enforced by Formwork. A request's own `deadline(_:)` wins over it. Defaults to `nil`:
+        /// no total deadline, only the idle `timeout`.
         public var deadline: TimeInterval?
         /// Downloads fetch the body in ranges of at most this many bytes (8 MiB by default), one
         /// after the other with `If-Range`, so memory stays bounded however fast the network is
@@ -64,9 +66,18 @@ public final class Session: Sendable {
     let router: SessionDelegate
 
     /// Creates a session.
+    ///
+    /// The underlying `URLSession` gets a copy of `urlSessionConfiguration` with **no `URLCache`**
+    /// (`urlCache = nil`), on every platform; the object you pass is not changed. On Linux,
+    /// cancelling a request while corelibs URLSession looks it up in the cache can crash the whole
+    /// process (`TaskRegistry.swift:118: Trying to access a behaviour for a task that in not in the
+    /// registry`); without a cache that window does not exist. What an app gives up: on Apple
+    /// platforms, `URLCache`'s storing and revalidation of cacheable responses (corelibs never
+    /// stores a response anyway). Formwork's own HTTP cache is meant to take its place.
     /// - Parameters:
     ///   - configuration: Defaults for every request.
-    ///   - urlSessionConfiguration: The configuration of the underlying `URLSession` (copied).
+    ///   - urlSessionConfiguration: The configuration of the underlying `URLSession` (copied,
+    ///     and the copy's `urlCache` set to `nil`).
     public init(
         configuration: Configuration = Configuration(),
         urlSessionConfiguration: URLSessionConfiguration = .default
@@ -78,7 +89,16 @@ public final class Session: Sendable {
         queue.name = "org.formwork.session.delegate"
         self.router = router
         self.urlSession = URLSession(
-            configuration: urlSessionConfiguration, delegate: router, delegateQueue: queue)
+            configuration: Self.safeCopy(of: urlSessionConfiguration), delegate: router, delegateQueue: queue)
+    }
+
+    /// A copy of `configuration` that Formwork can run safely: no `URLCache`, so that a cancel can
+    /// never race the cache lookup corelibs runs before a task's protocol exists (the crash above).
+    static func safeCopy(of configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        // `copy()` is typed `Any`; it is a URLSessionConfiguration on every platform.
+        let copy = configuration.copy() as? URLSessionConfiguration ?? URLSessionConfiguration.default
+        copy.urlCache = nil
+        return copy
     }
 
     /// Creates a session, changing the default configuration in a closure.

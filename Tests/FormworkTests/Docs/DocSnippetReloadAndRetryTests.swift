@@ -175,6 +175,27 @@ extension DocSnippetTests {
             #expect(await auth.credential?.accessToken == "fresh")
         }
 
+        struct CreateOrderForm: RequestFormable {
+            let items: [String]
+            var url: String { "https://api.example.com/orders" }
+            var method: HTTPMethod { .post }
+            var parameters: Parameters { ["items": items] }
+        }
+
+        @Test("At most once: a POST with an Idempotency-Key is retried with the same key")
+        func idempotencyKey() async throws {
+            let stubs = StubRegistry()
+            stubs.stub(.post, "https://api.example.com/orders", [.json("{}", statusCode: 503), .json("{}")])
+            let cart = ["book"]
+            let caller = Caller()
+            let request = caller.request(CreateOrderForm(items: cart), session: Session(stubs: stubs))
+                .idempotencyKey()  // one new UUID for this order
+                .retry(RetryPolicy(baseDelay: 0))  // the article: .retry(.default)
+            let response = await request.response()
+            #expect(response.error == nil)
+            #expect(response.request?.value(forHTTPHeaderField: IdempotencyKey.headerName) != nil)
+        }
+
         @Test("Deadline: a request that outlives its deadline fails as a timeout")
         func deadline() async {
             let stubs = StubRegistry()

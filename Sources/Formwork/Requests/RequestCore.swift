@@ -159,6 +159,13 @@ public final class RequestCore: Sendable {
             finish(attempt: attempt, error: NetworkError.building(error))
             return
         }
+        do {
+            try BodylessMethodRule.check(prepared.urlRequest, body: prepared.body)
+        } catch {
+            prepared.removeTemporaryFiles()  // a multipart body built in a file for this attempt
+            finish(attempt: attempt, error: error)
+            return
+        }
         let task = state.withLock { state -> URLSessionTask? in
             guard state.lifecycle.requestBuilt(attempt: attempt) == .resumeTask else { return nil }
             let task: URLSessionTask

@@ -70,7 +70,8 @@ final class StubURLProtocol: URLProtocol {
     }
 
     /// Hands a stub's response to the protocol's client, unless loading was stopped.
-    private struct Delivery: @unchecked Sendable {  // used on startLoading's thread, or on corelibs (any thread)
+    // @unchecked: runs on startLoading's thread, or (corelibs) anywhere, which its client accepts.
+    private struct Delivery: @unchecked Sendable {
         let protocolInstance: StubURLProtocol
         /// The thread that ran `startLoading`.
         let thread: Thread

@@ -8,7 +8,8 @@ import Testing
 @Suite("Stubs call their URLProtocol client on the startLoading thread", .serialized, .timeLimit(.minutes(1)))
 struct StubThreadTests {
     /// Records every client call's thread.
-    private final class RecordingClient: NSObject, URLProtocolClient, @unchecked Sendable {  // state behind `calls`' lock
+    // @unchecked: its only mutable state is behind `calls`' lock.
+    private final class RecordingClient: NSObject, URLProtocolClient, @unchecked Sendable {
         let calls = Protected<[(String, Thread)]>([])
         let finished: @Sendable () -> Void
 

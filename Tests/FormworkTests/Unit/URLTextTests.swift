@@ -108,3 +108,17 @@ struct URLTextTests {
         }
     }
 }
+
+@Suite("Stubs read URL text the way forms do")
+struct StubURLTextTests {
+    @Test("A stub for URL text with spaces and non-ASCII answers the form with the same text")
+    func stubMatchesFormText() async throws {
+        let text = "https://stub.example/a b/ü?q=x|y"
+        let stubs = StubRegistry()
+        stubs.stub(.get, text, .text("matched"))
+        let session = Session(stubs: stubs)
+        let answer = try await Client().request(TestForm(url: text), session: session).string()
+        #expect(answer == "matched")
+        #expect(stubs.requests.first?.url?.absoluteString == "https://stub.example/a%20b/%C3%BC?q=x%7Cy")
+    }
+}

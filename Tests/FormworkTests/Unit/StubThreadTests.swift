@@ -97,14 +97,17 @@ struct StubThreadTests {
         let (thread, calls) = await load(StubResponse(body: Data("ok".utf8), delay: delay, chunkSize: 1))
         let loader = try #require(thread)
         #expect(calls.map(\.0) == ["response", "data", "data", "finish"])
-        #expect(calls.allSatisfy { $0.1 === loader })
+        // Compared as plain values: a failed expectation must not have to describe the threads.
+        let onLoaderThread = calls.allSatisfy { $0.1 === loader }
+        #expect(onLoaderThread)
     }
 
     @Test("A failure stub is delivered on that thread too")
     func failureThread() async throws {
         let (thread, calls) = await load(.failure(.notConnectedToInternet, delay: 0.05))
         #expect(calls.map(\.0) == ["fail"])
-        #expect(calls.allSatisfy { $0.1 === thread })
+        let onLoaderThread = calls.allSatisfy { $0.1 === thread }
+        #expect(onLoaderThread)
     }
 
     @Test("Through a stubbed session, an immediate answer is delivered within startLoading")
@@ -122,6 +125,7 @@ struct StubThreadTests {
         let session = Session(stubs: stubs)
         _ = try await Client().request(TestForm(url: url), session: session).data()
         #expect(seen.current.count == 1)
-        #expect(seen.current.allSatisfy { $0.0 === $0.1 })
+        let sameThread = seen.current.allSatisfy { $0.0 === $0.1 }
+        #expect(sameThread)
     }
 }

@@ -18,7 +18,8 @@ public struct MessageCatalog: Sendable, Equatable {
     public var offline = "You appear to be offline."
     /// The server could not be reached (cannot connect -1004, cannot find host -1003, DNS).
     public var cannotConnect = "Could not connect to the server."
-    /// The connection dropped while the request was running (-1005, a body cut short).
+    /// The connection dropped while the request was running (-1005: a reset, a body cut short, a
+    /// connection closed before any response; Linux's -1 and -1011 for these become -1005).
     public var connectionLost = "The network connection was lost."
     /// TLS failed or the server's certificate was not trusted.
     public var secureConnectionFailed = "A secure connection to the server could not be made."
@@ -104,7 +105,8 @@ public struct MessageCatalog: Sendable, Equatable {
         case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed:
             cannotConnect
         case .networkConnectionLost, .unknown:
-            // Linux reports a body cut short as -1 ("transfer closed with N bytes remaining").
+            // `.unknown` only reaches here from an app's own URLError: Formwork's transport errors
+            // already carry -1005 for Linux's -1 (see `NetworkError.platformIndependent`).
             connectionLost
         case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid,

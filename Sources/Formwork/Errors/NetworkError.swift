@@ -142,23 +142,50 @@ extension NetworkError {
 
 extension NetworkError {
     /// Wraps a transport error from URLSession, keeping the request and any partial response.
+    ///
+    /// A `URLError` is first given the code it has on Apple platforms (see
+    /// ``platformIndependent(_:responseArrived:)``), so its kind, ``urlErrorCode``, retries and
+    /// ``userMessage`` are the same everywhere.
     static func transport(
         _ error: any Error, request: URLRequest?, response: HTTPURLResponse?, data: Data?
     ) -> NetworkError {
         let error: any Error = TLSFailure.appleEquivalent(of: error) ?? error  // Linux reports TLS as -1
-        let urlError = error as? URLError
-        if urlError?.code == .cancelled {
+        let reported = error as? URLError
+        if reported?.code == .cancelled {
             return .cancelled(request: request, response: response, data: data)
         }
-        let code = urlError.map { " (\($0.code.rawValue))" } ?? ""
+        let urlError = reported.map { platformIndependent($0, responseArrived: response != nil) }
+        var code = ""
+        if let urlError, let reported {
+            code = " (\(urlError.code.rawValue)"
+            if urlError.code != reported.code { code += ", reported as \(reported.code.rawValue)" }
+            code += ")"
+        }
         return NetworkError(
             .transport,
             failureReason: "The request failed in transit\(code): \(error.localizedDescription)",
-            underlyingError: error,
+            underlyingError: urlError ?? error,
             request: request,
             response: response,
             data: data
         )
+    }
+
+    /// The same failure, with the code Apple platforms give it.
+    ///
+    /// corelibs URLSession (Linux) reports a connection lost after the response began (a body
+    /// cut short) as `-1` (`.unknown`, "transfer closed with N bytes remaining to read") and a
+    /// connection closed before any response as `-1011` (`.badServerResponse`); Apple platforms
+    /// report both as `-1005` (`.networkConnectionLost`), and the second sometimes as `-1011`.
+    /// All of them become `.networkConnectionLost`; the error as reported stays reachable as the
+    /// new error's `NSUnderlyingErrorKey`. A `-1011` that came with a response keeps its code.
+    static func platformIndependent(_ error: URLError, responseArrived: Bool) -> URLError {
+        let connectionLost =
+            error.code == .unknown || (error.code == .badServerResponse && !responseArrived)
+        guard connectionLost else { return error }
+        var userInfo = error.userInfo
+        userInfo[NSUnderlyingErrorKey] = error
+        return URLError(.networkConnectionLost, userInfo: userInfo)
     }
 
     /// The error every cancelled request finishes with.

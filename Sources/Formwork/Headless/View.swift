@@ -22,7 +22,7 @@ extension Headless {
             didSet { if backgroundColor != oldValue { setNeedsDisplay() } }
         }
         /// The distance from the superview's edges when the view was added as a mask.
-        public private(set) var insets = EdgeInsets.zero
+        public private(set) var insets = MaskInsets.zero
         /// Called after this view or anything below it changed.
         public var onChange: (@MainActor () -> Void)?
 
@@ -46,7 +46,7 @@ extension Headless {
         /// - Parameters:
         ///   - mask: The mask.
         ///   - insets: Its distance from this view's edges.
-        public func add(_ mask: any Maskable, insets: EdgeInsets) {
+        public func add(_ mask: any Maskable, insets: MaskInsets) {
             masks.removeAll { $0 === mask }
             if let view = mask as? View {
                 view.insets = insets

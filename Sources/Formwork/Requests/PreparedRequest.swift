@@ -19,6 +19,10 @@ struct PreparedRequest: Sendable {
     /// Files made for this attempt only (e.g. a multipart body above the memory threshold):
     /// removed when the attempt ends, however it ends.
     var temporaryFiles: [URL] = []
+    /// For a streamed body: makes a fresh stream with the same bytes. URLSession asks for one when
+    /// it must send the body again within an attempt (Apple: redirects 307/308, authentication
+    /// challenges, a re-sent request); a stream already read cannot be read again.
+    var makeBodyStream: (@Sendable () throws -> InputStream)?
 
     /// Removes the attempt's temporary files.
     func removeTemporaryFiles() {

@@ -81,10 +81,25 @@ extension RequestCore {
         updateProgress(TransferProgress(completedBytes: totalSent, totalBytes: total), attempt: attempt)
     }
 
+    /// URLSession must send a streamed body again (Apple: a 307/308 redirect, an authentication
+    /// challenge, a re-sent request): a fresh stream from the form's factory, never the one
+    /// already read. If the form cannot make one, the attempt ends with its error.
     func taskNeedsNewBodyStream(attempt: Int) -> InputStream? {
-        state.withLock { state in
+        let make = state.withLock { state -> (@Sendable () throws -> InputStream)? in
             guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return nil }
-            return state.prepared?.urlRequest.httpBodyStream
+            return state.prepared?.makeBodyStream
+        }
+        guard let make else { return nil }
+        do {
+            return try make()
+        } catch {
+            let task = state.withLock { state -> URLSessionTask? in
+                // Reported in place of URLSession's own error, like a failing sink.
+                state.sinkFailure = NetworkError.building(error)
+                return state.task
+            }
+            task?.cancel()
+            return nil
         }
     }
 

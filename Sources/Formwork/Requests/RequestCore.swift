@@ -167,6 +167,13 @@ public final class RequestCore: Sendable {
             finish(attempt: attempt, error: NetworkError.building(error))
             return
         }
+        do {
+            try BodylessMethodRule.check(prepared.urlRequest, body: prepared.body)
+        } catch {
+            prepared.removeTemporaryFiles()  // a multipart body built in a file for this attempt
+            finish(attempt: attempt, error: error)
+            return
+        }
         let idleTimeout = IdleTimeout.watched(prepared.urlRequest.timeoutInterval)
         if let idleTimeout { prepared.urlRequest.timeoutInterval = IdleTimeout.forURLSession(idleTimeout) }
         let task = state.withLock { state -> URLSessionTask? in

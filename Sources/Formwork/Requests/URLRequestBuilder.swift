@@ -2,25 +2,10 @@ import Foundation
 
 /// Turns a form into a `URLRequest`, refusing bad input with a clear ``NetworkError``.
 enum URLRequestBuilder {
-    /// Validates the form's URL string: it must parse and be an absolute http(s) URL with a host.
+    /// The form's URL text as a URL: trimmed, checked and percent-encoded the same way on every
+    /// platform (see `URLText`). It must be an absolute http(s) URL with a host.
     static func url(from string: String) throws(NetworkError) -> URL {
-        let trimmed = trimmingWhitespace(string)
-        guard !trimmed.isEmpty else {
-            throw NetworkError(.invalidURL, failureReason: "The URL is empty.")
-        }
-        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased() else {
-            throw NetworkError(.invalidURL, failureReason: "\"\(string)\" is not a valid URL.")
-        }
-        guard scheme == "http" || scheme == "https" else {
-            throw NetworkError(
-                .invalidURL,
-                failureReason: "\"\(string)\" is not an http or https URL (scheme \"\(scheme)\")."
-            )
-        }
-        guard let host = url.host, !host.isEmpty else {
-            throw NetworkError(.invalidURL, failureReason: "\"\(string)\" has no host.")
-        }
-        return url
+        try URLText.url(from: trimmingWhitespace(string))
     }
 
     /// `string` without leading and trailing `CharacterSet.whitespaces` (spaces and tabs).

@@ -13,9 +13,9 @@ extension DataResponding {
     /// }
     /// ```
     /// - Parameters:
-    ///   - type: The type to decode; `Empty` when only the code matters.
+    ///   - type: The type to decode; `EmptyBody` when only the code matters.
     ///   - keyPath: Where the value sits, e.g. `"data"` (the default) or `"data.list"`; `nil` for
-    ///     the whole body. Ignored for `Empty`.
+    ///     the whole body. Ignored for `EmptyBody`.
     ///   - envelope: Where the code and message sit and which codes mean success.
     ///   - decoder: The decoder to use.
     ///   - completionHandler: Runs on the main actor once the request ends.
@@ -38,9 +38,9 @@ extension DataResponding {
 
     /// Waits for the request and returns the value inside its envelope.
     /// - Parameters:
-    ///   - type: The type to decode; `Empty` when only the code matters.
+    ///   - type: The type to decode; `EmptyBody` when only the code matters.
     ///   - keyPath: Where the value sits, e.g. `"data"` (the default) or `"data.list"`; `nil` for
-    ///     the whole body. Ignored for `Empty`.
+    ///     the whole body. Ignored for `EmptyBody`.
     ///   - envelope: Where the code and message sit and which codes mean success.
     ///   - decoder: The decoder to use.
     /// - Returns: The decoded value.

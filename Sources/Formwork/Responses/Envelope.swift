@@ -7,14 +7,14 @@ import Foundation
 /// `responseEnvelope(of:atKeyPath:envelope:completionHandler:)`: when the code is not a success
 /// code they fail with a ``NetworkError`` of kind ``NetworkError/Kind/business`` carrying the
 /// server's code and message (``NetworkError/businessCode``, ``NetworkError/businessMessage``),
-/// and otherwise decode `data`, `data.list`, or nothing (`Empty`).
+/// and otherwise decode `data`, `data.list`, or nothing (`EmptyBody`).
 ///
 /// ```swift
 /// extension Envelope {
 ///     static let api = Envelope(successCodes: ["0"])    // code at "code", message at "msg"
 /// }
 /// let articles = try await request(ArticlesForm()).decodeEnvelope([Article].self, atKeyPath: "data.list", envelope: .api)
-/// _ = try await request(LogoutForm()).decodeEnvelope(Empty.self, envelope: .api)   // only the code
+/// _ = try await request(LogoutForm()).decodeEnvelope(EmptyBody.self, envelope: .api)   // only the code
 /// ```
 public struct Envelope: Sendable, Hashable {
     /// Where the code sits, e.g. `"code"`.
@@ -90,12 +90,12 @@ public struct Envelope: Sendable, Hashable {
             request: outcome.request, response: outcome.response, data: outcome.data)
     }
 
-    /// Checks the envelope, then decodes `T` at `keyPath` (nothing at all for `Empty`).
+    /// Checks the envelope, then decodes `T` at `keyPath` (nothing at all for `EmptyBody`).
     func decode<T: Decodable>(
         _ type: T.Type, _ outcome: RequestOutcome, keyPath: String?, decoder: JSONDecoder
     ) -> Result<T, NetworkError> {
         if let failure = failure(in: outcome) { return .failure(failure) }
-        if let empty = Empty() as? T { return .success(empty) }
+        if let empty = EmptyBody() as? T { return .success(empty) }
         return ResponseSerialization.decode(type, outcome, keyPath: keyPath, decoder: decoder)
     }
 }

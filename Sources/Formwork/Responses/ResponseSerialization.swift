@@ -42,7 +42,8 @@ enum ResponseSerialization {
         if let error = outcome.error { return .failure(error) }
         let data = outcome.data ?? Data()
         if data.isEmpty {
-            if let empty = T.self as? any EmptyResponse.Type, allowsEmptyBody(outcome) || T.self == Empty.self
+            if let empty = T.self as? any EmptyResponse.Type,
+                allowsEmptyBody(outcome) || T.self == EmptyBody.self
             {
                 if let value = empty.emptyValue() as? T { return .success(value) }
             }

@@ -106,15 +106,20 @@ extension Session {
         -> UploadRequest
     {
         makeUpload(form, isolation: isolation) { request in
-            do {
-                request.httpBodyStream = try form.makeStream()
-            } catch {
-                throw NetworkError(
-                    .requestBuildFailed, failureReason: "The form could not make its upload stream: \(error)",
-                    underlyingError: error, request: request)
+            // A fresh stream for every attempt, and for every time URLSession asks for one.
+            let makeStream: @Sendable () throws -> InputStream = { [request] in
+                do {
+                    return try form.makeStream()
+                } catch {
+                    throw NetworkError(
+                        .requestBuildFailed,
+                        failureReason: "The form could not make its upload stream: \(error)",
+                        underlyingError: error, request: request)
+                }
             }
+            request.httpBodyStream = try makeStream()
             setDefaultContentType("application/octet-stream", on: &request)
-            return PreparedRequest(urlRequest: request)
+            return PreparedRequest(urlRequest: request, makeBodyStream: makeStream)
         }
     }
 

@@ -88,13 +88,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask,
         needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
     ) {
-        completionHandler(route(task)?.handler.taskNeedsNewBodyStream(attempt: route(task)?.attempt ?? 0))
+        guard let route = route(task) else {
+            completionHandler(nil)
+            return
+        }
+        completionHandler(route.handler.taskNeedsNewBodyStream(attempt: route.attempt))
     }
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
+        guard RedirectBodyRule.follows(task, status: response.statusCode) else {
+            completionHandler(nil)
+            return
+        }
         let next = Self.redirect(
             request, from: task.currentRequest ?? task.originalRequest,
             sensitiveHeaders: configuration.sensitiveHeaders)

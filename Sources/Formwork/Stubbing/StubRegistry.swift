@@ -51,14 +51,17 @@ public final class StubRegistry: Sendable {
     /// Answers `method url` with the given responses in turn; the last one repeats.
     ///
     /// The URL matches when scheme, host, port and path are equal; a query in `url` must match
-    /// too, otherwise any query is accepted.
+    /// too, otherwise any query is accepted. `url` is read like a form's URL text (spaces and
+    /// non-ASCII characters are percent-encoded), so it matches what the form sends.
     /// - Parameters:
     ///   - method: The method, or `nil` for any.
     ///   - url: The URL to answer.
     ///   - responses: The responses, in turn.
     public func stub(_ method: HTTPMethod?, _ url: String, _ responses: [StubResponse]) {
         guard !responses.isEmpty else { return }
-        let target = URLComponents(string: url)
+        // The URL text as forms send it (see `URLText`), so `"…/a b"` matches on every platform.
+        let target = URLComponents(
+            string: (try? URLText.encoded(URLRequestBuilder.trimmingWhitespace(url))) ?? url)
         let served = Protected(0)
         stub(
             where: { request in

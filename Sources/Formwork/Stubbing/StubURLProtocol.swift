@@ -29,6 +29,17 @@ final class StubURLProtocol: URLProtocol {
         request
     }
 
+    /// Told, for tests, the thread that ran `startLoading` for a request and the thread its client
+    /// calls run on.
+    static let clientCallObserver = Protected<
+        (@Sendable (_ request: URLRequest, _ started: Thread, _ called: Thread) -> Void)?
+    >(nil)
+
+    /// Answers the request. The client is called on the thread that runs `startLoading`, as Apple
+    /// requires: at once when the stub has no delay, else from a timer on that thread's run loop.
+    /// corelibs (Linux) calls `startLoading` on a dispatch queue whose thread runs no run loop
+    /// (and accepts client calls from any thread): there a delayed answer comes from a timer on a
+    /// global queue, since blocking that queue would stall the whole session.
     override func startLoading() {
         let request = self.request
         let id = request.value(forHTTPHeaderField: Self.registryHeader) ?? ""
@@ -36,12 +47,20 @@ final class StubURLProtocol: URLProtocol {
         let stub =
             registry?.response(for: request)
             ?? .failure(.resourceUnavailable)
-        let delivery = Delivery(protocolInstance: self)
-        if stub.delay > 0 {
-            DispatchQueue.global().asyncAfter(deadline: .now() + stub.delay) {
+        let delivery = Delivery(protocolInstance: self, thread: Thread.current)
+        guard stub.delay > 0 else {
+            delivery.deliver(stub, for: request)
+            return
+        }
+        let runLoop = RunLoop.current
+        if runLoop.currentMode != nil {
+            let timer = Timer(timeInterval: stub.delay, repeats: false) { _ in
                 delivery.deliver(stub, for: request)
             }
-        } else {
+            runLoop.add(timer, forMode: .common)
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + stub.delay) {
             delivery.deliver(stub, for: request)
         }
     }
@@ -51,12 +70,17 @@ final class StubURLProtocol: URLProtocol {
     }
 
     /// Hands a stub's response to the protocol's client, unless loading was stopped.
-    private struct Delivery: @unchecked Sendable {  // URLProtocol clients accept calls from any thread
+    // @unchecked: runs on startLoading's thread, or (corelibs) anywhere, which its client accepts.
+    private struct Delivery: @unchecked Sendable {
         let protocolInstance: StubURLProtocol
+        /// The thread that ran `startLoading`.
+        let thread: Thread
 
         func deliver(_ stub: StubResponse, for request: URLRequest) {
             let loader = protocolInstance
             guard !loader.stopped.current, let client = loader.client else { return }
+            // Every client call below happens on this thread, in this one synchronous pass.
+            StubURLProtocol.clientCallObserver.current?(request, thread, Thread.current)
             if let error = stub.error {
                 client.urlProtocol(loader, didFailWithError: error)
                 return

@@ -36,10 +36,10 @@ extension DocSnippetTests {
         struct LoadConfig: Loadable {
             var container: (any Containable)?
             var text = "Loading…"
-            var insets = EdgeInsets(top: 94, left: 15, bottom: 120, right: 15)
+            var insets = MaskInsets(top: 94, left: 15, bottom: 120, right: 15)
 
             func mask() -> (any Maskable)? { Headless.MaskView(text: text) }
-            func inset() -> EdgeInsets { insets }
+            func inset() -> MaskInsets { insets }
             func maskContainer() -> (any Containable)? { container }
             func begin() {
                 showMask()
@@ -98,7 +98,7 @@ extension DocSnippetTests {
                 .load(LoadConfig(container: list, text: "Fetching articles…"))
             let mask = try #require(root.masks.first as? Headless.MaskView)
             #expect(mask.text == "Fetching articles…")
-            #expect(mask.insets == EdgeInsets(top: 94, left: 15, bottom: 120, right: 15))
+            #expect(mask.insets == MaskInsets(top: 94, left: 15, bottom: 120, right: 15))
             #expect(!list.isScrollEnabled)
             await custom.settled()
             #expect(root.masks.isEmpty)

@@ -41,7 +41,7 @@ extension DocSnippetTests {
             @discardableResult
             func pay() -> DataRequest {
                 request(PaymentForm(), session: session)
-                    .responseEnvelope(of: Empty.self, envelope: .api) { response in
+                    .responseEnvelope(of: EmptyBody.self, envelope: .api) { response in
                         guard let error = response.error, error.kind == .business else { return }
                         if error.businessCode == "1001" {
                             self.alert.show(error: error.businessMessage ?? error.userMessage)

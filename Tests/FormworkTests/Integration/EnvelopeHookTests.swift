@@ -25,7 +25,7 @@ struct EnvelopeHookTests {
         #expect(page.list.first?.id == 11)
         let list = try await request("/articles").decodeEnvelope([Article].self, atKeyPath: "data.list")
         #expect(list.count == 10)
-        _ = try await request("/business-error?code=0&msg=ok").decodeEnvelope(Empty.self)
+        _ = try await request("/business-error?code=0&msg=ok").decodeEnvelope(EmptyBody.self)
         let small = try await request("/articles?size=3")
         let handled = await withCheckedContinuation { continuation in
             small.responseEnvelope(of: [Article].self, atKeyPath: "data.list") {
@@ -39,7 +39,7 @@ struct EnvelopeHookTests {
     func business(status: Int) async throws {
         let path = "/business-error?status=\(status)&code=1001&msg=Insufficient%20balance"
         await #expect {
-            try await request(path).decodeEnvelope(Empty.self)
+            try await request(path).decodeEnvelope(EmptyBody.self)
         } throws: { error in
             let error = error as? NetworkError
             return error?.kind == .business && error?.businessCode == "1001"
@@ -56,27 +56,27 @@ struct EnvelopeHookTests {
     @Test("A string code and a custom envelope from a JSONErrorable type")
     func customEnvelopes() async throws {
         await #expect {
-            try await request("/business-error?code=E42&msg=Nope").decodeEnvelope(Empty.self)
+            try await request("/business-error?code=E42&msg=Nope").decodeEnvelope(EmptyBody.self)
         } throws: { ($0 as? NetworkError)?.businessCode == "E42" }
         let weather = try await request("/weather?city=paris")
             .decodeEnvelope(Weather.self, envelope: Envelope(WeatherError.self))
         #expect(weather.city == "paris")
         await #expect {
             try await request("/weather?city=atlantis").decodeEnvelope(
-                Empty.self, envelope: Envelope(WeatherError.self))
+                EmptyBody.self, envelope: Envelope(WeatherError.self))
         } throws: { ($0 as? NetworkError)?.businessMessage == "City not found" }
     }
 
     @Test("Bodies that are not envelopes fail as unreadable; statuses without one stay status errors")
     func notEnvelopes() async throws {
         await #expect {
-            try await request("/weather?city=x").decodeEnvelope(Empty.self)
+            try await request("/weather?city=x").decodeEnvelope(EmptyBody.self)
         } throws: { ($0 as? NetworkError)?.kind == .keyPathNotFound }
         await #expect {
-            try await request("/json/invalid").decodeEnvelope(Empty.self)
+            try await request("/json/invalid").decodeEnvelope(EmptyBody.self)
         } throws: { ($0 as? NetworkError)?.kind == .invalidJSON }
         await #expect {
-            try await request("/status/500").decodeEnvelope(Empty.self)
+            try await request("/status/500").decodeEnvelope(EmptyBody.self)
         } throws: { ($0 as? NetworkError)?.kind == .unacceptableStatusCode }
     }
 }

@@ -104,7 +104,7 @@ struct FailureTests {
         ])
     func statusErrors(status: Int, words: Words) async throws {
         let response = await client.request(TestForm(url: try await DemoServer.url("/status/\(status)")))
-            .handled(Empty.self)
+            .handled(EmptyBody.self)
         let error = try #require(response.error)
         #expect(error.kind == .unacceptableStatusCode)
         #expect(error.statusCode == status)

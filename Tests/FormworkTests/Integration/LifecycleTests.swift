@@ -95,7 +95,7 @@ struct LifecycleTests {
     @Test("Cancelling the Task around send cancels its request")
     func sendCancellation() async throws {
         struct SlowForm: TypedFormable {
-            typealias Response = Empty
+            typealias Response = EmptyBody
             let url: String
         }
         let url = try await DemoServer.url("/slow?ms=60000")

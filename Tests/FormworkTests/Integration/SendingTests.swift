@@ -96,7 +96,7 @@ struct SendingTests {
             #expect(echo.method == method.rawValue)
         }
         let head = client.request(TestForm(url: try await DemoServer.url("/empty?status=200"), method: .head))
-        #expect(try await head.decode(Empty.self) == Empty())
+        #expect(try await head.decode(EmptyBody.self) == EmptyBody())
         #expect(head.response?.statusCode == 200)
     }
 }
@@ -145,14 +145,14 @@ struct DecodingTests {
     }
 
     @Test(
-        "Empty bodies decode as Empty for 204, 205, HEAD and a 200 with Content-Length 0",
+        "Empty bodies decode as EmptyBody for 204, 205, HEAD and a 200 with Content-Length 0",
         arguments: [
             ("/empty?status=204", HTTPMethod.get), ("/empty?status=205", .get), ("/empty?status=200", .get),
             ("/empty?status=200", .head),
         ])
     func emptyBodies(path: String, method: HTTPMethod) async throws {
         let request = client.request(TestForm(url: try await DemoServer.url(path), method: method))
-        #expect(try await request.decode(Empty.self) == Empty())
+        #expect(try await request.decode(EmptyBody.self) == EmptyBody())
         #expect(try await request.decode(Article?.self) == nil)
         #expect(try await request.data().isEmpty)
     }

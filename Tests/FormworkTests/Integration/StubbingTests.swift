@@ -38,8 +38,8 @@ struct StubbingTests {
         configuration.eventMonitors = [monitor]
         let session = Session(stubs: stubs, configuration: configuration)
         let value = try await client.request(TestForm(url: api + "/flaky"), session: session).decode(
-            Empty.self)
-        #expect(value == Empty())
+            EmptyBody.self)
+        #expect(value == EmptyBody())
         #expect(stubs.requests.count == 3)
         #expect(monitor.events.filter { $0.hasPrefix("retry") } == ["retry 1", "retry 2"])
         #expect(monitor.metrics.first?.attempts == 3)

@@ -84,7 +84,7 @@ struct ObservedLoad<Base: Loadable>: Loadable {
     let afterEnd: @MainActor () -> Void
 
     func mask() -> (any Maskable)? { base.mask() }
-    func inset() -> EdgeInsets { base.inset() }
+    func inset() -> MaskInsets { base.inset() }
     func maskContainer() -> (any Containable)? { base.maskContainer() }
     func begin() { base.begin() }
 
@@ -104,9 +104,9 @@ struct MasklessLoad: Loadable {
 /// A load with its own mask type and insets.
 struct IndicatorLoad: Loadable {
     let container: any Containable
-    var insets = EdgeInsets(top: 8, left: 4, bottom: 8, right: 4)
+    var insets = MaskInsets(top: 8, left: 4, bottom: 8, right: 4)
     func mask() -> (any Maskable)? { Headless.ActivityIndicator() }
-    func inset() -> EdgeInsets { insets }
+    func inset() -> MaskInsets { insets }
     func maskContainer() -> (any Containable)? { container }
 }
 

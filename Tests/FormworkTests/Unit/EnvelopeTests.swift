@@ -23,7 +23,7 @@ struct EnvelopeTests {
         #expect(envelope.failure(in: outcome) == nil)
         #expect(try decode(Page.self, outcome, at: "data") == Page(list: [1, 2]))
         #expect(try decode([Int].self, outcome, at: "data.list") == [1, 2])
-        #expect(try decode(Empty.self, outcome, at: "data.nothing") == Empty())
+        #expect(try decode(EmptyBody.self, outcome, at: "data.nothing") == EmptyBody())
         let null = makeOutcome(body: #"{"code":"0","msg":"ok","data":null}"#)
         #expect(try decode(Int?.self, null, at: "data") == nil)
     }

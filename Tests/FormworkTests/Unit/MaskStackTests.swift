@@ -48,7 +48,7 @@ struct MaskStackTests {
         #expect(screen.view.masks.map { type(of: $0) is Headless.ActivityIndicator.Type } == [false, true])
         #expect(visibility(screen.view) == [true, false])
         let indicator = try? #require(screen.view.masks.last as? Headless.ActivityIndicator)
-        #expect(indicator?.insets == EdgeInsets(top: 8, left: 4, bottom: 8, right: 4))
+        #expect(indicator?.insets == MaskInsets(top: 8, left: 4, bottom: 8, right: 4))
         full.end()
         #expect(visibility(screen.view) == [true])
         spinner.end()

@@ -60,7 +60,7 @@ struct NetworkErrorMessageTests {
             (.unknown, Words.connectionLost),
             (.secureConnectionFailed, Words.secureConnectionFailed),
             (.serverCertificateUntrusted, Words.secureConnectionFailed),
-            (.badServerResponse, Words.unreadableResponse),
+            (.cannotParseResponse, Words.unreadableResponse),
             (.badURL, Words.networkFailure),
         ])
     func transportClasses(code: URLError.Code, expected: Words) {
@@ -81,6 +81,45 @@ struct NetworkErrorMessageTests {
     func statusClasses(code: Int, expected: Words) {
         #expect(status(code).userMessage(using: plain) == expected.text(in: plain))
         #expect(!status(code).isNetworkFailure)
+    }
+
+    @Test(
+        "A lost connection reads the same on every platform: Linux's -1 and -1011 as Apple's -1005",
+        arguments: [URLError.Code.unknown, .badServerResponse, .networkConnectionLost])
+    func connectionLostEverywhere(reported: URLError.Code) throws {
+        // What Apple platforms give for a body cut short and for a close before any response.
+        let apple = transport(.networkConnectionLost)
+        let linux = NetworkError.transport(
+            URLError(reported, userInfo: [NSLocalizedDescriptionKey: "transfer closed"]), request: nil,
+            response: nil, data: nil)
+        #expect(linux.kind == apple.kind)
+        #expect(linux.kind == .transport)
+        #expect(linux.urlErrorCode == .networkConnectionLost)
+        #expect(linux.isNetworkFailure)
+        var codes = MessageCatalog.english
+        codes.showsCodes = true
+        #expect(linux.userMessage(using: codes) == apple.userMessage(using: codes))
+        #expect(linux.userMessage(using: codes) == "\(codes.connectionLost) (-1005)")
+        #expect(linux.userMessage(using: plain) == apple.userMessage(using: plain))
+        #expect(RetryPolicy.defaultRetryableURLErrorCodes.contains(.networkConnectionLost))
+        // Nothing is lost: the error as reported is the new one's underlying error.
+        let underlying = try #require(linux.underlyingError as? URLError)
+        #expect(underlying.localizedDescription == "transfer closed")
+        if reported != .networkConnectionLost {
+            let original = try #require(underlying.userInfo[NSUnderlyingErrorKey] as? URLError)
+            #expect(original.code == reported)
+        }
+    }
+
+    @Test("A -1011 that came with a response is an unreadable response, not a lost connection")
+    func badServerResponseWithResponse() {
+        let response = HTTPURLResponse(
+            url: URL(string: "http://127.0.0.1/x")!, statusCode: 200, httpVersion: "HTTP/1.1",
+            headerFields: nil)
+        let error = NetworkError.transport(
+            URLError(.badServerResponse), request: nil, response: response, data: nil)
+        #expect(error.urlErrorCode == .badServerResponse)
+        #expect(error.userMessage(using: plain) == plain.unreadableResponse)
     }
 
     @Test("Codes are appended when the catalog shows them, as DEBUG builds do by default")

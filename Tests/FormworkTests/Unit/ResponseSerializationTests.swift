@@ -66,8 +66,9 @@ struct ResponseSerializationTests {
     func emptyAllowed(status: Int, method: String, headers: [String: String]) throws {
         let empty = outcome(nil, status: status, method: method, headers: headers)
         #expect(
-            try ResponseSerialization.decode(Empty.self, empty, keyPath: nil, decoder: JSONDecoder()).get()
-                == Empty())
+            try ResponseSerialization.decode(EmptyBody.self, empty, keyPath: nil, decoder: JSONDecoder())
+                .get()
+                == EmptyBody())
         #expect(
             try ResponseSerialization.decode(Item?.self, empty, keyPath: nil, decoder: JSONDecoder()).get()
                 == nil)

@@ -14,10 +14,10 @@ final class LoadingMaskScenario: Scenario, Requestable {
     struct LoadConfig: Loadable {
         let container: (any Containable)?
         let maskView: any Maskable
-        let insets: EdgeInsets
+        let insets: MaskInsets
 
         func mask() -> (any Maskable)? { maskView }
-        func inset() -> EdgeInsets { insets }
+        func inset() -> MaskInsets { insets }
         func maskContainer() -> (any Containable)? { container }
     }
 
@@ -62,11 +62,11 @@ final class LoadingMaskScenario: Scenario, Requestable {
         stage.say("The seed's LoadConfig: its own mask and insets, on a request that fails.")
         stage.code(
             "let config = LoadConfig(container: screen, maskView: ActivityIndicator(color: .white),",
-            "                        insets: EdgeInsets(top: 94, left: 15, bottom: 120, right: 15))",
+            "                        insets: MaskInsets(top: 94, left: 15, bottom: 120, right: 15))",
             "request(ReportForm()).load(config)   // the server answers 500")
         let config = LoadConfig(
             container: screen, maskView: Headless.ActivityIndicator(color: .white),
-            insets: EdgeInsets(top: 94, left: 15, bottom: 120, right: 15))
+            insets: MaskInsets(top: 94, left: 15, bottom: 120, right: 15))
         let failing = request(PathForm(base: stage.base, path: "/status/500"), session: slowNetwork).load(
             config)
         try stage.check(

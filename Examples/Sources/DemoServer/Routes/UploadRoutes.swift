@@ -14,6 +14,7 @@ import NIOHTTP1
 ///   otherwise `parts` is `null`. A malformed multipart body gets `400` with the same fields plus
 ///   `error`.
 /// - `?tag=T` counts the request and its bytes under `T` in `GET /stats?tag=T`.
+/// - `?failKey=K&failures=N&fail=503|cut` fails the first N uploads under K (see `UploadFaults`).
 enum UploadRoutes {
     /// For `Router`: the same endpoint with its body collected first. Requests normally take the
     /// streaming route below instead; this one gives `405` to other methods and serves the
@@ -98,6 +99,7 @@ final class UploadConsumer: RequestBodyConsumer {
             body["error"] = .string("malformed multipart body: \(failure.message)")
             return .json(.object(body), status: .badRequest)
         }
+        if let failure = UploadFaults.failure(for: request, describedAs: .object(body)) { return failure }
         return .json(.object(body))
     }
 }

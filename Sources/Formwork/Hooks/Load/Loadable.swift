@@ -4,7 +4,7 @@
 /// Every requirement has a default, so a type only says what differs:
 ///
 /// - `mask()`: a new ``Headless/MaskView``.
-/// - `inset()`: ``EdgeInsets/zero``.
+/// - `inset()`: ``MaskInsets/zero``.
 /// - `maskContainer()`: `nil` (no mask at all).
 /// - `begin()`: ``showMask()``; `end()`: ``hideMask()``.
 ///
@@ -17,7 +17,7 @@ public protocol Loadable {
     /// The mask to add when loading begins, or `nil` for none. Called once per `begin()`.
     func mask() -> (any Maskable)?
     /// The mask's distance from the container's edges.
-    func inset() -> EdgeInsets
+    func inset() -> MaskInsets
     /// Where the mask goes, or `nil` for nowhere.
     func maskContainer() -> (any Containable)?
     /// Loading begins: called when `.load` is chained and again when a reload starts.
@@ -30,8 +30,8 @@ extension Loadable {
     /// A new ``Headless/MaskView``.
     public func mask() -> (any Maskable)? { Headless.MaskView() }
 
-    /// ``EdgeInsets/zero``.
-    public func inset() -> EdgeInsets { .zero }
+    /// ``MaskInsets/zero``.
+    public func inset() -> MaskInsets { .zero }
 
     /// `nil`: no container, so no mask.
     public func maskContainer() -> (any Containable)? { nil }

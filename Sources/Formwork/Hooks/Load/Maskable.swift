@@ -25,7 +25,7 @@ public protocol MaskHost: AnyObject {
     /// - Parameters:
     ///   - mask: The mask to add.
     ///   - insets: Its distance from the container's edges.
-    func add(_ mask: any Maskable, insets: EdgeInsets)
+    func add(_ mask: any Maskable, insets: MaskInsets)
     /// Removes a mask added with ``add(_:insets:)``; does nothing if it is not there.
     /// - Parameter mask: The mask to remove.
     func remove(_ mask: any Maskable)

@@ -1,0 +1,61 @@
+import Foundation
+
+/// A type that can stand for an empty body (204, 205, a HEAD response, `Content-Length: 0`).
+///
+/// Decoding an empty body into a type that does not conform fails with
+/// ``NetworkError/Kind/emptyResponse``.
+public protocol EmptyResponse {
+    /// The value that stands for "no body".
+    static func emptyValue() -> Self
+}
+
+/// A response with no content worth decoding: `responseDecodable(of: EmptyBody.self)` accepts an
+/// empty body and any JSON body.
+///
+/// It was called `Empty` before, which clashed with Combine's `Empty` publisher in any app file
+/// that imports both. Inside `Requestable` types and typed forms the old name still works,
+/// deprecated, for one release.
+public struct EmptyBody: Codable, Sendable, Equatable, EmptyResponse {
+    /// Creates the empty value.
+    public init() {}
+
+    /// Accepts any JSON value and ignores it.
+    public init(from decoder: any Decoder) throws {}
+
+    /// Encodes as an empty JSON object.
+    public func encode(to encoder: any Encoder) throws {
+        _ = encoder.container(keyedBy: EmptyKey.self)
+    }
+
+    /// The empty value.
+    public static func emptyValue() -> EmptyBody { EmptyBody() }
+
+    private struct EmptyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int?
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+extension Optional: EmptyResponse {
+    /// `nil`: an empty body decodes as no value.
+    public static func emptyValue() -> Wrapped? { nil }
+}
+
+// The old name, for one release, where apps write it most: in the types that send requests and
+// in typed forms (`typealias Response = Empty`). It is no longer a top-level type, because
+// Combine has a top-level `Empty` and a file importing both modules could not use either by its
+// short name.
+
+extension Requestable {
+    /// The old name of ``EmptyBody``, kept for one release inside `Requestable` types.
+    @available(*, deprecated, renamed: "EmptyBody", message: "Combine's Empty clashed with it")
+    public typealias Empty = EmptyBody
+}
+
+extension TypedFormable {
+    /// The old name of ``EmptyBody``, kept for one release inside typed forms.
+    @available(*, deprecated, renamed: "EmptyBody", message: "Combine's Empty clashed with it")
+    public typealias Empty = EmptyBody
+}

@@ -439,6 +439,8 @@ class SourceFile:
             j -= 1
         if j < 0:
             return False
+        if code[j].text == "do":
+            return True  # a typed `do throws(E) { ... }` statement: no function type at all
         if code[j].text in ("get", "set", "_read", "_modify", "read", "modify"):
             return True  # an accessor's effects: `get throws(E)`
         if code[j].text != ")" or j not in self.match:

@@ -55,6 +55,15 @@ func validate(_ values: [Int]) throws(CancellationError) -> [Int] {
     }
 }
 
+// A typed `do` statement has no function type.
+func firstNonNegative(_ values: [Int]) -> Int? {
+    do throws(CancellationError) {
+        return try validate(values).first
+    } catch {
+        return nil
+    }
+}
+
 // Never compiled for an Apple platform.
 #if os(Linux)
     let linuxOnly = Mutex(0)

@@ -81,10 +81,10 @@ extension DocSnippetTests {
             #expect(cell.contentView.masks.count == 1)
             // The screen's methods return nothing to wait on: poll (each stub answers after 0.2 s).
             for _ in 0..<250 where !articles.view.masks.isEmpty || articles.refreshControl.isRefreshing {
-                try await Task.sleep(for: .milliseconds(20))
+                try await Task.sleep(nanoseconds: 20_000_000)
             }
             for _ in 0..<250 where !articles.submitButton.isEnabled || !cell.contentView.masks.isEmpty {
-                try await Task.sleep(for: .milliseconds(20))
+                try await Task.sleep(nanoseconds: 20_000_000)
             }
             #expect(articles.view.masks.isEmpty)
             #expect(articles.submitButton.isEnabled)

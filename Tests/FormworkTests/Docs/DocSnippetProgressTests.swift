@@ -80,7 +80,7 @@ extension DocSnippetTests {
                 ReportForm(destination: folder.appendingPathComponent("c.pdf")))
             #expect(try Data(contentsOf: mirrored) == body)
             for _ in 0..<100 where !lines.all.contains("report: 600000/600000 bytes (100%)") {
-                try await Task.sleep(for: .milliseconds(10))
+                try await Task.sleep(nanoseconds: 10_000_000)
             }
             #expect(lines.all.last == "report: 600000/600000 bytes (100%)")
         }

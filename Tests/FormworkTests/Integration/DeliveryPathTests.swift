@@ -13,7 +13,7 @@ struct DeliveryPathTests {
     /// Waits until `request` has a task, then returns how many tasks `session` routes.
     private func routedWhileRunning(_ request: some Request, in session: Session) async throws -> Int {
         while request.core.task == nil {
-            try await Task.sleep(for: .milliseconds(5))
+            try await Task.sleep(nanoseconds: 5_000_000)
         }
         return session.router.eventRoutedTaskCount
     }

@@ -124,7 +124,7 @@ struct LifetimeTests {
     private func released(_ probe: () -> AnyObject?) async -> Bool {
         for _ in 0..<500 {
             if probe() == nil { return true }
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await Task.sleep(nanoseconds: 10_000_000)
         }
         return false
     }
@@ -172,7 +172,7 @@ struct LifetimeTests {
             .resume()
             waiting = request.core
             while request.core.lifecycleState != .retrying {
-                try await Task.sleep(for: .milliseconds(2))
+                try await Task.sleep(nanoseconds: 2_000_000)
             }
             request.cancel()
             _ = await request.handledString()

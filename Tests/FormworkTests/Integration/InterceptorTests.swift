@@ -120,7 +120,7 @@ struct InterceptorTests {
         let request = client.request(TestForm(url: try await DemoServer.url("/status/503")))
             .adapt(attempts).retry(Retrier { _ in .retry(after: 600) }).resume()
         while request.core.lifecycleState != .retrying {
-            try await Task.sleep(for: .milliseconds(2))
+            try await Task.sleep(nanoseconds: 2_000_000)
         }
         let started = Date()
         request.cancel()

@@ -102,7 +102,7 @@ struct LifecycleTests {
         let started = Date()
         let task = Task { try await Client().send(SlowForm(url: url)) }
         // Let it start; the assertion holds whether the cancel lands before or after the send.
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(nanoseconds: 200_000_000)
         task.cancel()
         let result = await task.result
         #expect {

@@ -104,7 +104,7 @@ extension Request {
     func waitUntilRunning() async {
         resume()
         while core.lifecycleState != .running, !isFinished {
-            try? await Task.sleep(for: .milliseconds(1))
+            try? await Task.sleep(nanoseconds: 1_000_000)
         }
     }
 }

@@ -11,7 +11,7 @@ extension RequestCore {
     func addProgressObserver(_ observer: @escaping ProgressObserver) {
         let current = state.withLock { state -> (TransferProgress, Int)? in
             state.progressObservers.append(observer)
-            return state.progress.map { ($0, state.lifecycle.attempt) }
+            return state.progress.map { ($0, state.machine.attempt) }
         }
         start()
         if let (progress, attempt) = current { observer(progress, attempt) }
@@ -28,7 +28,7 @@ extension RequestCore {
     /// a value that completes the total.
     func updateProgress(_ progress: TransferProgress, attempt: Int) {
         let observers = state.withLock { state -> [ProgressObserver]? in
-            guard state.lifecycle.attempt == attempt, !state.lifecycle.isDone else { return nil }
+            guard state.machine.acceptsProgress(attempt: attempt) else { return nil }
             if let current = state.progress, current.completedBytes > progress.completedBytes { return nil }
             let previous = state.progress
             state.progress = progress
@@ -74,6 +74,7 @@ final class ProgressRelay: Sendable {
             return true
         }
         if schedule {
+            // The one hop to the main actor for UI progress, coalesced: at most one is pending.
             Task { @MainActor in self.flush() }
         }
     }

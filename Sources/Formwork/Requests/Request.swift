@@ -24,8 +24,8 @@ extension Request {
 
     /// `true` once the request finished, failed or was cancelled.
     public var isFinished: Bool {
-        let state = core.lifecycleState
-        return state == .finished || state == .cancelled
+        let phase = core.lifecycleState
+        return phase == .finished || phase == .cancelled
     }
 
     /// `true` if the request was cancelled.

@@ -26,7 +26,7 @@ extension RequestCore {
     /// caller makes happen: a cancelled challenge, a refused redirect). Ignored for a stale attempt.
     func settle(attempt: Int, _ outcome: SettledAttempt.Outcome) {
         state.withLock { state in
-            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return }
+            guard state.machine.isRunning(attempt: attempt) else { return }
             state.settledAttempt = SettledAttempt(attempt: attempt, outcome: outcome)
         }
     }

@@ -6,16 +6,16 @@ extension RequestCore {
     /// every link chained before it.
     func append(_ link: @escaping Link) {
         start()
-        let drain = state.withLock { state -> Bool in
-            state.links.append(link)
-            guard state.outcome != nil, !state.isDraining else { return false }
-            state.isDraining = true
-            return true
-        }
-        if drain { startDraining() }
+        perform(
+            state.withLock { state in
+                state.links.append(link)
+                return state.event { $0.handlerChained() }
+            })
     }
 
+    /// The one drain of handlers: each runs with the outcome, one after the other, in order.
     func startDraining() {
+        // Handlers are async app code: the drain runs them off the thread that ended the request.
         Task {
             while let (link, outcome) = self.nextLink() {
                 await link(outcome)
@@ -23,27 +23,19 @@ extension RequestCore {
         }
     }
 
+    /// The next handler to run and its outcome, or nil when the drain ends (which may start a
+    /// reload that waited for it).
     private func nextLink() -> (Link, RequestOutcome)? {
-        let next = state.withLock { state -> (Link, RequestOutcome)?? in
-            guard let outcome = state.outcome, state.delivered < state.links.count else {
-                state.isDraining = false
-                let restart = state.restartPending
-                state.restartPending = false
-                return restart ? .some(nil) : nil
+        typealias Next = (RequestStateMachine.Action, (Link, RequestOutcome)?)
+        let (action, next) = state.withLock { state -> Next in
+            let action = state.event { $0.handlerFinished() }
+            guard case .runHandler(let index) = action, let outcome = state.outcome else {
+                return (action, nil)
             }
-            let link = state.links[state.delivered]
-            state.delivered += 1
-            return (link, outcome)
+            return (action, (state.links[index], outcome))
         }
-        switch next {
-        case .some(.some(let pair)):
-            return pair
-        case .some(.none):
-            restart()
-            return nil
-        case .none:
-            return nil
-        }
+        if next == nil { perform(action) }
+        return next
     }
 
     /// Waits for the outcome without going through the main actor. Cancelling the waiting Swift
@@ -76,29 +68,6 @@ extension RequestCore {
     /// attempt's outcome. If the previous outcome is still being delivered, the restart waits for
     /// the delivery to finish. A cancelled request stays cancelled.
     func restart() {
-        typealias Restart = (Int, [@MainActor @Sendable () -> Void])
-        let restart = state.withLock { state -> Restart? in
-            if state.isDraining {
-                state.restartPending = state.lifecycle.state == .finished
-                return nil
-            }
-            guard case .buildRequest(let attempt) = state.lifecycle.restart() else { return nil }
-            state.outcome = nil
-            state.delivered = 0
-            state.task = nil
-            state.response = nil
-            state.data = Data()
-            state.progress = nil
-            state.notifiedProgress = nil
-            state.startedAt = Date()
-            return (attempt, state.attemptStartHandlers)
-        }
-        guard let (attempt, handlers) = restart else { return }
-        Task {
-            await MainActor.run {
-                for handler in handlers { handler() }
-            }
-            await self.run(attempt: attempt)
-        }
+        perform(state.withLock { $0.event { $0.reload() } })
     }
 }

@@ -6,7 +6,7 @@ extension RequestCore {
     func taskDidReceive(response: URLResponse, attempt: Int) -> URLSession.ResponseDisposition {
         let http = response as? HTTPURLResponse
         let current = state.withLock { state -> Bool in
-            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return false }
+            guard state.machine.responseReceived(attempt: attempt) == .record else { return false }
             state.response = http
             return true
         }
@@ -41,7 +41,7 @@ extension RequestCore {
             case ignore
         }
         let target = state.withLock { state -> Target in
-            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt), state.sinkFailure == nil else {
+            guard state.machine.dataReceived(attempt: attempt) == .record, state.sinkFailure == nil else {
                 return .ignore
             }
             state.bytesReceived += Int64(data.count)
@@ -74,7 +74,7 @@ extension RequestCore {
 
     func taskDidSendBodyData(totalSent: Int64, expected: Int64, attempt: Int) {
         state.withLock { state in
-            if state.lifecycle.attempt == attempt { state.bytesSent = max(state.bytesSent, totalSent) }
+            if state.machine.attempt == attempt { state.bytesSent = max(state.bytesSent, totalSent) }
         }
         guard progressDirection == .upload else { return }
         let total: Int64? = expected > 0 ? expected : nil
@@ -86,7 +86,7 @@ extension RequestCore {
     /// already read. If the form cannot make one, the attempt ends with its error.
     func taskNeedsNewBodyStream(attempt: Int) -> InputStream? {
         let make = state.withLock { state -> (@Sendable () throws -> InputStream)? in
-            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return nil }
+            guard state.machine.isRunning(attempt: attempt) else { return nil }
             return state.prepared?.makeBodyStream
         }
         guard let make else { return nil }
@@ -108,7 +108,7 @@ extension RequestCore {
     func taskDidFinish(data: Data?, response: URLResponse?, error: (any Error)?, attempt: Int) {
         let body = data ?? Data()
         let sent = state.withLock { state -> Int64?? in
-            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return nil }
+            guard state.machine.dataReceived(attempt: attempt) == .record else { return nil }
             state.response = response as? HTTPURLResponse
             state.data = body
             state.bytesReceived = Int64(body.count)
@@ -135,7 +135,7 @@ extension RequestCore {
         let (error, settledFailure) = settledEnd(of: attempt, error: error)
         typealias Snapshot = (URLRequest?, HTTPURLResponse?, Data, ValidationRules, NetworkError?, Bool)
         let snapshot = state.withLock { state -> Snapshot? in
-            guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return nil }
+            guard state.machine.isRunning(attempt: attempt) else { return nil }
             return (
                 state.prepared?.urlRequest, state.response, state.data, state.validation, state.sinkFailure,
                 state.writesToSink
@@ -167,18 +167,20 @@ extension RequestCore {
             if let final = finalProgress(attempt: attempt) {
                 updateProgress(final, attempt: attempt)
             }
-            finish(attempt: attempt, error: nil)
+            perform(state.withLock { $0.event { $0.completed(attempt: attempt, failure: nil) } })
             return
         }
         passOnLatestProgress(attempt: attempt)
-        Task { await self.evaluateFailure(failure, attempt: attempt) }
+        perform(
+            state.withLock { $0.event { $0.completed(attempt: attempt, failure: failure) } },
+            reported: failure)
     }
 
     /// When an attempt fails, observers hear the bytes it really moved: the last value may have
     /// been held back by the notification step (a bar would otherwise stop short of the cut).
     private func passOnLatestProgress(attempt: Int) {
         let pending = state.withLock { state -> (TransferProgress, [ProgressObserver])? in
-            guard state.lifecycle.attempt == attempt, let progress = state.progress,
+            guard state.machine.attempt == attempt, let progress = state.progress,
                 progress != state.notifiedProgress
             else { return nil }
             state.notifiedProgress = progress

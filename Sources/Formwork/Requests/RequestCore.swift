@@ -3,9 +3,10 @@ import Foundation
 /// The engine behind every request object: lifecycle, URLSession task, body, progress,
 /// validation and the ordered delivery of the outcome to handlers and async waiters.
 ///
-/// All mutable state sits in one struct behind one lock. The outcome is recorded and the one
-/// drain of pending handlers is scheduled in the same locked step, so handlers run exactly once,
-/// in the order they were chained, also when chained after the request finished.
+/// All mutable state sits in one struct behind one lock. Every rule (attempts, retries, retry
+/// waits, deadlines, cancellation, reloads, the exactly-once ordered delivery to handlers) is
+/// decided by ``RequestStateMachine``, held in that state: this class feeds it events and
+/// performs the actions it returns, outside the lock.
 ///
 /// Opaque outside Formwork: it is public only so that ``Request`` can give every request type
 /// the same hooks.
@@ -26,7 +27,8 @@ public final class RequestCore: Sendable {
 
     struct State {
         var id: UUID?
-        var lifecycle = RequestLifecycle()
+        /// Every rule of the request; the fields below are the values its actions work on.
+        var machine = RequestStateMachine()
         var startedAt: Date?
         var task: URLSessionTask?
         var prepared: PreparedRequest?
@@ -43,7 +45,6 @@ public final class RequestCore: Sendable {
         var validation = ValidationRules()
         var adapters: [any RequestAdapter] = []
         var retriers: [any RequestRetrier] = []
-        var retryCount = 0
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
         var progress: TransferProgress?
@@ -51,10 +52,8 @@ public final class RequestCore: Sendable {
         var notifiedProgress: TransferProgress?
         var progressObservers: [ProgressObserver] = []
         var outcome: RequestOutcome?
+        /// The handler chain, in the order chained (the machine says which one runs next).
         var links: [Link] = []
-        var delivered = 0
-        var isDraining = false
-        var restartPending = false
         var attemptStartHandlers: [@MainActor @Sendable () -> Void] = []
         var waiters: [@Sendable (RequestOutcome) -> Void] = []
         var deadlineTimer: Task<Void, Never>?
@@ -64,6 +63,24 @@ public final class RequestCore: Sendable {
         /// The wait before a retry; cancelled when the request ends meanwhile, so nothing sleeps on
         /// holding the request.
         var retryWait: Task<Void, Never>?
+
+        /// Feeds the machine one event. A reload it starts also clears the previous attempt's
+        /// values in the same locked step, so no reader sees the old outcome afterwards.
+        mutating func event(_ apply: (inout RequestStateMachine) -> RequestStateMachine.Action)
+            -> RequestStateMachine.Action
+        {
+            let action = apply(&machine)
+            if case .reload = action {
+                outcome = nil
+                task = nil
+                response = nil
+                data = Data()
+                progress = nil
+                notifiedProgress = nil
+                startedAt = Date()
+            }
+            return action
+        }
     }
 
     /// A unique id, stable for the life of the request. Made when first asked for: a `UUID()`
@@ -105,8 +122,8 @@ public final class RequestCore: Sendable {
     var request: URLRequest? { state.withLock { $0.prepared?.urlRequest } }
     /// The last HTTP response received.
     var response: HTTPURLResponse? { state.withLock { $0.response } }
-    /// The lifecycle state.
-    var lifecycleState: RequestLifecycle.State { state.withLock { $0.lifecycle.state } }
+    /// The coarse phase of the request's state machine.
+    var lifecycleState: RequestStateMachine.Phase { state.withLock { $0.machine.phase } }
     /// The URLSession task of the current attempt.
     var task: URLSessionTask? { state.withLock { $0.task } }
     /// The latest progress of the current attempt, if any bytes moved yet.
@@ -131,6 +148,7 @@ public final class RequestCore: Sendable {
     /// six). Its request starts at the first handler, hook, async accessor or `resume()`.
     func scheduleStart(isolation: isolated (any Actor)? = #isolation) {
         guard isolation != nil else { return }
+        // The one hop that runs after the caller's statement, on the caller's actor.
         Task {
             _ = isolation
             self.start()
@@ -139,16 +157,16 @@ public final class RequestCore: Sendable {
 
     /// Starts the first attempt now (idempotent). The URLRequest is built off the caller's thread.
     func start() {
-        let (action, hasOwnDeadline) = state.withLock { state -> (RequestLifecycle.StartAction, Bool) in
-            let action = state.lifecycle.start()
+        let (action, hasOwnDeadline) = state.withLock { state -> (RequestStateMachine.Action, Bool) in
+            let action = state.event { $0.start() }
             if case .buildRequest = action { state.startedAt = Date() }
             return (action, state.hasOwnDeadline)
         }
-        guard case .buildRequest(let attempt) = action else { return }
+        guard case .buildRequest = action else { return }
         if !hasOwnDeadline, let deadline = session.configuration.deadline {
             setDeadline(deadline, own: false)
         }
-        Task { await self.run(attempt: attempt) }
+        perform(action)
     }
 
     func run(attempt: Int) async {
@@ -164,20 +182,25 @@ public final class RequestCore: Sendable {
                 }
             }
         } catch {
-            finish(attempt: attempt, error: NetworkError.building(error))
+            perform(
+                state.withLock { $0.event { $0.adaptFailed(attempt: attempt) } }, reported: .building(error))
             return
         }
         do {
             try BodylessMethodRule.check(prepared.urlRequest, body: prepared.body)
         } catch {
             prepared.removeTemporaryFiles()  // a multipart body built in a file for this attempt
-            finish(attempt: attempt, error: error)
+            perform(state.withLock { $0.event { $0.adaptFailed(attempt: attempt) } }, reported: error)
             return
         }
         let idleTimeout = IdleTimeout.watched(prepared.urlRequest.timeoutInterval)
         if let idleTimeout { prepared.urlRequest.timeoutInterval = IdleTimeout.forURLSession(idleTimeout) }
+        // The task is made in the same locked step as the transition, so a cancel that follows
+        // always finds it; it is resumed outside the lock.
         let task = state.withLock { state -> URLSessionTask? in
-            guard state.lifecycle.requestBuilt(attempt: attempt) == .resumeTask else { return nil }
+            guard case .createAndResumeTask = state.event({ $0.adapted(attempt: attempt) }) else {
+                return nil
+            }
             let task: URLSessionTask
             let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
             if atCompletion {
@@ -202,7 +225,7 @@ public final class RequestCore: Sendable {
             return task
         }
         guard let task else {
-            prepared.removeTemporaryFiles()
+            prepared.removeTemporaryFiles()  // discarded: cancelled or stale meanwhile
             return
         }
         for monitor in session.configuration.eventMonitors {
@@ -247,44 +270,43 @@ public final class RequestCore: Sendable {
         state.withLock { $0.retriers.append(retrier) }
     }
 
-    /// Asks the retriers about a failed attempt; retries after the delay or finishes.
-    func evaluateFailure(_ failure: NetworkError, attempt: Int) async {
-        let (retriers, retryCount, request, response) = state.withLock { state in
-            (
-                state.retriers + (session.configuration.retrier.map { [$0] } ?? []), state.retryCount,
-                state.prepared?.urlRequest, state.response
-            )
-        }
-        guard !retriers.isEmpty, !failure.isCancelled else {
-            finish(attempt: attempt, error: failure)
-            return
+    /// The retriers that decide about a failed attempt: the request's, then the session's.
+    private func retriers() -> [any RequestRetrier] {
+        state.withLock { $0.retriers } + (session.configuration.retrier.map { [$0] } ?? [])
+    }
+
+    /// Asks the retriers about the failure of `attempt`, reports their decision to the machine
+    /// and performs what it returns: a retry after its wait, or the end with `failure`.
+    func askRetriers(_ retriers: [any RequestRetrier], about failure: NetworkError, attempt: Int) async {
+        let (retryCount, request, response) = state.withLock { state in
+            (state.machine.retryCount, state.prepared?.urlRequest, state.response)
         }
         let context = RetryContext(
             request: request, response: response, error: failure, retryCount: retryCount)
         guard case .retry(let delay) = await RetrierChain(retriers).decide(context) else {
-            finish(attempt: attempt, error: failure)
+            perform(state.withLock { $0.event { $0.retryNotNeeded(attempt: attempt) } }, reported: failure)
             return
         }
-        let (retrying, task) = state.withLock { state -> (Bool, URLSessionTask?) in
-            guard state.lifecycle.beginRetry(attempt: attempt) else { return (false, nil) }
-            state.retryCount += 1
-            return (true, state.task)
+        typealias Retry = (RequestStateMachine.Action, URLSessionTask?, PreparedRequest?, Int)
+        let (action, task, prepared, retries) = state.withLock { state -> Retry in
+            let action = state.event { $0.retryDecided(attempt: attempt, delay: delay) }
+            return (action, state.task, state.prepared, state.machine.retryCount)
         }
-        guard retrying else { return }
+        guard case .scheduleRetry(let wait, _) = action else { return }
         for monitor in session.configuration.eventMonitors {
-            monitor.requestWillRetry(id, after: failure, delay: delay, retryCount: retryCount + 1)
+            monitor.requestWillRetry(id, after: failure, delay: delay, retryCount: retries)
         }
         if let task { session.router.unregister(task) }
-        let prepared = state.withLock { $0.prepared }
         prepared?.removeTemporaryFiles()
-        if delay > 0 {
-            let wait = Task<Void, Never> { await sleep(seconds: delay) }
-            state.withLock { $0.retryWait = wait }
-            await wait.value
+        if wait > 0 {
+            // A task of its own so that the request's end can cancel the wait (see `recordOutcome`).
+            let sleeper = Task<Void, Never> { await sleep(seconds: wait) }
+            state.withLock { $0.retryWait = sleeper }
+            await sleeper.value
         }
         let next = state.withLock { state in
             state.retryWait = nil
-            return state.lifecycle.retryDelayElapsed()
+            return state.event { $0.retryWaitEnded(attempt: attempt) }
         }
         guard case .buildRequest(let nextAttempt) = next else { return }
         await run(attempt: nextAttempt)
@@ -295,6 +317,7 @@ public final class RequestCore: Sendable {
     /// slow trickle). Replaces an earlier deadline; one the request set itself (`own`) is never
     /// replaced by the session's default.
     func setDeadline(_ seconds: TimeInterval, own: Bool = true) {
+        // The clock lives outside the machine: this timer turns the time into its event.
         let timer = Task { [weak self] in
             await sleep(seconds: seconds)
             guard !Task.isCancelled else { return }
@@ -314,13 +337,14 @@ public final class RequestCore: Sendable {
     /// dropped and the attempt fails as URLSession's own timeout would (`URLError.timedOut`,
     /// retryable). The watch ends by itself with the attempt.
     private func watchIdleTimeout(_ seconds: TimeInterval, task: URLSessionTask, attempt: Int) {
+        // A watch that outlives no attempt: it ends when the attempt is no longer running.
         Task { [weak self] in
             var timeout = IdleTimeout(seconds: seconds, now: Date())
             while true {
                 await sleep(seconds: timeout.checkInterval)
                 guard let self else { return }
                 let activity = self.state.withLock { state -> IdleTimeout.Activity? in
-                    guard state.lifecycle.shouldEvaluateCompletion(attempt: attempt) else { return nil }
+                    guard state.machine.isRunning(attempt: attempt) else { return nil }
                     return IdleTimeout.Activity(
                         hasResponse: state.response != nil, bytesReceived: state.bytesReceived,
                         bytesSent: state.bytesSent)
@@ -337,88 +361,110 @@ public final class RequestCore: Sendable {
     }
 
     private func expire(after seconds: TimeInterval) {
-        let (action, task, request) = state.withLock { state in
-            (state.lifecycle.expire(), state.task, state.prepared?.urlRequest)
-        }
-        guard action != .none else { return }
-        if action == .cancelTaskAndDeliver, let task {
-            session.router.unregister(task)
-            task.cancel()
+        let (action, request) = state.withLock { state in
+            (state.event { $0.deadlinePassed() }, state.prepared?.urlRequest)
         }
         let error = NetworkError(
             .transport, failureReason: "The request did not finish within its deadline of \(seconds) s.",
             underlyingError: URLError(.timedOut), request: request)
-        recordOutcome(error: error, cancelled: false)
+        perform(action, reported: error)
     }
 
     /// Cancels the request. Handlers and waiters receive a ``NetworkError/Kind/cancelled`` error.
     func cancel() {
-        let (action, task) = state.withLock { state in
-            (state.lifecycle.cancel(), state.task)
-        }
-        switch action {
-        case .none:
-            return
-        case .cancelTaskAndDeliver:
-            if let task {
-                session.router.unregister(task)
-                task.cancel()
-            }
-            recordOutcome(error: nil, cancelled: true)
-        case .deliver:
-            recordOutcome(error: nil, cancelled: true)
-        }
+        perform(state.withLock { $0.event { $0.cancel() } })
     }
 
     /// Ends the current attempt and starts the next one at once (no delay), e.g. when a resumed
     /// download must start again from zero. The old task is cancelled and its events ignored.
     func restartAttemptNow(after attempt: Int) {
-        let next = state.withLock { state -> (Int, URLSessionTask?, PreparedRequest?)? in
-            guard state.lifecycle.beginRetry(attempt: attempt),
-                case .buildRequest(let next) = state.lifecycle.retryDelayElapsed()
-            else { return nil }
-            let old = (state.task, state.prepared)
-            state.task = nil
-            return (next, old.0, old.1)
-        }
-        guard let (nextAttempt, oldTask, oldPrepared) = next else { return }
-        if let oldTask {
-            session.router.unregister(oldTask)
-            oldTask.cancel()
-        }
-        oldPrepared?.removeTemporaryFiles()
-        Task { await self.run(attempt: nextAttempt) }
+        perform(state.withLock { $0.event { $0.restartRequested(attempt: attempt) } })
     }
 
-    /// Ends attempt `attempt` with `error` (nil = success) if it is still the current one.
-    func finish(attempt: Int, error: NetworkError?) {
-        let finishing = state.withLock { $0.lifecycle.finish(attempt: attempt) == .deliver }
-        guard finishing else { return }
-        recordOutcome(error: error, cancelled: false)
+    /// Performs what the machine asked for, outside the lock.
+    /// - Parameters:
+    ///   - action: The machine's answer to the event just fed to it.
+    ///   - reported: The failure the event carried (nil for a success), for an action that ends
+    ///     the request with it or asks the retriers about it.
+    func perform(_ action: RequestStateMachine.Action, reported: NetworkError? = nil) {
+        switch action {
+        case .none, .ignore, .record, .discardRequest, .createAndResumeTask, .scheduleRetry, .runHandler:
+            // Taken where the event happens (`run`, `askRetriers`, the drain), or nothing to do.
+            return
+        case .buildRequest(let attempt):
+            // Building runs adapters (app code, async) off the caller's thread.
+            Task { await self.run(attempt: attempt) }
+        case .cancelTaskAndBuildRequest(let attempt):
+            let (oldTask, oldPrepared) = state.withLock { state in
+                defer { state.task = nil }
+                return (state.task, state.prepared)
+            }
+            if let oldTask {
+                session.router.unregister(oldTask)
+                oldTask.cancel()
+            }
+            oldPrepared?.removeTemporaryFiles()
+            // As for `.buildRequest`: the next attempt is built off the delegate queue.
+            Task { await self.run(attempt: attempt) }
+        case .askRetriers(let attempt):
+            let retriers = retriers()
+            guard let failure = reported, !retriers.isEmpty else {
+                perform(
+                    state.withLock { $0.event { $0.retryNotNeeded(attempt: attempt) } }, reported: reported)
+                return
+            }
+            // Retriers are async app code; the task event that failed must not wait for them.
+            Task { await self.askRetriers(retriers, about: failure, attempt: attempt) }
+        case .deliver(let ending, let cancellingTask):
+            recordOutcome(ending, cancellingTask: cancellingTask, reported: reported)
+        case .startDraining:
+            startDraining()
+        case .reload(let attempt):
+            let handlers = state.withLock { $0.attemptStartHandlers }
+            // The one hop to the main actor for the UI hooks of a later attempt, then the attempt.
+            Task {
+                await MainActor.run {
+                    for handler in handlers { handler() }
+                }
+                await self.run(attempt: attempt)
+            }
+        }
     }
 
-    /// Records the outcome of a request whose lifecycle just ended, after the sink and temporary
-    /// files are settled, and schedules its delivery in the same locked step.
-    private func recordOutcome(error: NetworkError?, cancelled: Bool) {
+    /// Records the outcome of a request the machine just ended, after the sink and temporary
+    /// files are settled, and tells the machine in the same locked step (which may start the
+    /// drain of handlers, or a reload that waited for this outcome).
+    private func recordOutcome(
+        _ ending: RequestStateMachine.Ending, cancellingTask: Bool, reported: NetworkError?
+    ) {
         let (prepared, task, attempt, request, response) = state.withLock { state in
-            (state.prepared, state.task, state.lifecycle.attempt, state.prepared?.urlRequest, state.response)
+            (state.prepared, state.task, state.machine.attempt, state.prepared?.urlRequest, state.response)
         }
-        var error = cancelled ? NetworkError.cancelled(request: request, response: response) : error
+        if let task {
+            session.router.unregister(task)
+            if cancellingTask { task.cancel() }
+        }
+        var error: NetworkError?
+        switch ending {
+        case .reported, .deadlineExceeded: error = reported
+        case .cancelled: error = NetworkError.cancelled(request: request, response: response)
+        }
         if let sink, let failure = sink.close(attempt: attempt, error: error) {
             error = failure
         }
         prepared?.removeTemporaryFiles()
-        if let task { session.router.unregister(task) }
 
-        typealias Delivery = (RequestOutcome, [@Sendable (RequestOutcome) -> Void], Bool)
-        let (outcome, waiters, drain) = state.withLock { state -> Delivery in
+        typealias Delivery = (
+            RequestOutcome, [@Sendable (RequestOutcome) -> Void], RequestStateMachine.Action
+        )
+        let (outcome, waiters, next) = state.withLock { state -> Delivery in
             let duration = state.startedAt.map { Date().timeIntervalSince($0) } ?? 0
             let outcome = RequestOutcome(
                 request: state.prepared?.urlRequest,
                 response: state.response,
                 data: state.response == nil && state.data.isEmpty ? nil : state.data,
                 error: error,
-                attempt: state.lifecycle.attempt,
+                attempt: state.machine.attempt,
                 duration: duration)
             state.outcome = outcome
             state.deadlineTimer?.cancel()
@@ -427,13 +473,11 @@ public final class RequestCore: Sendable {
             state.retryWait = nil
             let waiters = state.waiters
             state.waiters = []
-            let drain = !state.isDraining && state.delivered < state.links.count
-            if drain { state.isDraining = true }
-            return (outcome, waiters, drain)
+            return (outcome, waiters, state.event { $0.outcomeRecorded() })
         }
         reportFinish(outcome)
         for waiter in waiters { waiter(outcome) }
-        if drain { startDraining() }
+        perform(next)
     }
 
     private func reportFinish(_ outcome: RequestOutcome) {

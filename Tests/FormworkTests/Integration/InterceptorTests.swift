@@ -142,7 +142,7 @@ struct InterceptorTests {
             }
         }
         #expect(log.events == ["string 500"])
-        #expect(request.core.state.current.lifecycle.attempt == 3)
+        #expect(request.core.state.current.machine.attempt == 3)
     }
 
     @Test("A deadline fails a slow request as a timeout, even between retries")

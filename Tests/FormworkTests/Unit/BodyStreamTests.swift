@@ -29,7 +29,7 @@ struct BodyStreamTests {
         let request = Client().upload(form, session: Session(stubs: stubs))
         await request.waitUntilRunning()
         let core = request.core
-        let attempt = core.state.withLock { $0.lifecycle.attempt }
+        let attempt = core.state.withLock { $0.machine.attempt }
         let sent = core.request?.httpBodyStream
         let fresh = core.taskNeedsNewBodyStream(attempt: attempt)
         // Compared as plain values: a failed expectation must not have to describe the streams.
@@ -69,7 +69,7 @@ struct BodyStreamTests {
         stubs.stub(.post, url, .json("{}", delay: 30))
         let request = Client().upload(OnceStream(url: url), session: Session(stubs: stubs))
         await request.waitUntilRunning()
-        let attempt = request.core.state.withLock { $0.lifecycle.attempt }
+        let attempt = request.core.state.withLock { $0.machine.attempt }
         let none = request.core.taskNeedsNewBodyStream(attempt: attempt) == nil
         #expect(none)
         let response = await request.handledString()

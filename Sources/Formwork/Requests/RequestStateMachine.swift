@@ -1,0 +1,325 @@
+/// Every rule of one request, as a pure value: attempts, retries, retry waits, deadlines,
+/// cancellation, reloads and the ordered, exactly-once delivery to handlers.
+///
+/// Each event is a `mutating func` that returns the ``Action`` its owner must perform. The owner
+/// (``RequestCore``) keeps the machine in its one locked state, feeds it events (time included:
+/// a deadline or the end of a retry wait is an event), performs the returned action outside the
+/// lock and decides nothing itself. No I/O, clocks or locks live here, so every transition is
+/// unit-tested without a network.
+///
+/// Events that can legitimately race with the machine (a late callback of an old attempt's task,
+/// data after a cancel, a retry decision after a deadline) return ``Action/ignore``. Events that
+/// cannot happen in a correct owner (an event for an attempt not started yet, a drain step with no
+/// drain running) are illegal: an assertion in debug builds, ``Action/ignore`` in release.
+///
+/// `initialized → adapting → running → (askingRetriers → waitingToRetry → adapting → running)*
+/// → finished | cancelled`, and `finished → adapting` again on a reload.
+struct RequestStateMachine: Sendable {
+    /// Where the request is. The attempt in a case is the one that state belongs to.
+    enum State: Sendable, Equatable {
+        /// Created, not started.
+        case initialized
+        /// Building or adapting the `URLRequest` of `attempt`.
+        case adapting(attempt: Int)
+        /// The task of `attempt` is in flight.
+        case running(attempt: Int)
+        /// `attempt` failed; the retriers are deciding whether to try again.
+        case askingRetriers(attempt: Int)
+        /// `attempt` failed and will be retried once the wait ends.
+        case waitingToRetry(attempt: Int)
+        /// Done with an outcome (success or failure).
+        case finished
+        /// Done: cancelled before it could finish.
+        case cancelled
+    }
+
+    /// How a request that ends got its outcome: the owner makes the outcome from it.
+    enum Ending: Sendable, Equatable {
+        /// The outcome the caller's event carried (success, or the attempt's failure).
+        case reported
+        /// Cancelled by the app or by its Swift `Task`.
+        case cancelled
+        /// Its total deadline passed: a timeout failure.
+        case deadlineExceeded
+    }
+
+    /// What the owner must do after an event.
+    enum Action: Sendable, Equatable {
+        /// Nothing to do (e.g. a second `start()`).
+        case none
+        /// A late or stale event (old attempt, after the end): drop it and its data.
+        case ignore
+        /// Take the event's data: it belongs to the current attempt.
+        case record
+        /// Build and adapt the `URLRequest` of `attempt`.
+        case buildRequest(attempt: Int)
+        /// Create and resume the task of `attempt` with the request just built.
+        case createAndResumeTask(attempt: Int)
+        /// Drop the request just built (cancelled or stale meanwhile): remove its temporary files.
+        case discardRequest
+        /// Ask the retriers about the failure of `attempt`, then report `retryDecided` or
+        /// `retryNotNeeded`.
+        case askRetriers(attempt: Int)
+        /// Give up `attempt`'s task and wait `delay` seconds, then report `retryWaitEnded`.
+        case scheduleRetry(after: Double, attempt: Int)
+        /// Cancel the old attempt's task at once and build the request of `attempt`.
+        case cancelTaskAndBuildRequest(attempt: Int)
+        /// The request ended: settle the body and temporary files, record the outcome, deliver it
+        /// to waiters, then report `outcomeRecorded`. Cancel the task first if `cancellingTask`.
+        case deliver(Ending, cancellingTask: Bool)
+        /// Start the one drain of handlers; it reports `handlerFinished` for each step.
+        case startDraining
+        /// Run handler number `index` (0-based, in the order chained) with the outcome.
+        case runHandler(index: Int)
+        /// A reload: run the later-attempt hooks, then build the request of `attempt`.
+        case reload(attempt: Int)
+    }
+
+    /// The current state.
+    private(set) var state: State = .initialized
+    /// The attempt number: 0 before the first start, then 1, 2, ... (reloads count too).
+    private(set) var attempt = 0
+    /// How many retries were decided so far (reloads do not count).
+    private(set) var retryCount = 0
+
+    /// Handlers chained so far.
+    private(set) var handlerCount = 0
+    /// Handlers that ran (or run) with the current outcome.
+    private(set) var handlersRun = 0
+    /// Whether the owner recorded the outcome of the request's end (delivery may start).
+    private(set) var hasOutcome = false
+    /// Whether the one drain of handlers is running.
+    private(set) var isDraining = false
+    /// A reload asked for while the outcome was still being delivered: it starts after the drain.
+    private(set) var reloadPending = false
+
+    /// The coarse phase of ``state``, as tests and `Request.isFinished` read it.
+    enum Phase: Sendable, Equatable {
+        /// Created, not started.
+        case initialized
+        /// Building or adapting the `URLRequest`.
+        case adapting
+        /// A task is in flight, or its failure is with the retriers.
+        case running
+        /// Waiting before the next attempt.
+        case retrying
+        /// Done with an outcome.
+        case finished
+        /// Done: cancelled.
+        case cancelled
+    }
+
+    /// The coarse phase of ``state``.
+    var phase: Phase {
+        switch state {
+        case .initialized: .initialized
+        case .adapting: .adapting
+        case .running, .askingRetriers: .running
+        case .waitingToRetry: .retrying
+        case .finished: .finished
+        case .cancelled: .cancelled
+        }
+    }
+
+    /// `true` once the request ended (finished or cancelled).
+    var isDone: Bool { state == .finished || state == .cancelled }
+
+    /// Whether `attempt`'s task is the current, running one (its events count).
+    func isRunning(attempt: Int) -> Bool { state == .running(attempt: attempt) }
+
+    /// Whether progress of `attempt` still counts: it is the current attempt and the request has
+    /// not ended.
+    func acceptsProgress(attempt: Int) -> Bool { attempt == self.attempt && !isDone }
+
+    /// An event names an attempt not started yet: the owner is wrong.
+    func illegal(_ event: String) -> Action {
+        assertionFailure("RequestStateMachine: illegal event \(event) in state \(state), attempt \(attempt)")
+        return .ignore
+    }
+
+    // MARK: Starting and building
+
+    /// The request is asked to start (idempotent).
+    mutating func start() -> Action {
+        guard state == .initialized else { return .none }
+        return beginAttempt()
+    }
+
+    private mutating func beginAttempt() -> Action {
+        attempt += 1
+        state = .adapting(attempt: attempt)
+        return .buildRequest(attempt: attempt)
+    }
+
+    /// The `URLRequest` of `attempt` is built and adapted.
+    mutating func adapted(attempt: Int) -> Action {
+        guard attempt <= self.attempt else { return illegal("adapted(\(attempt))") }
+        guard state == .adapting(attempt: attempt) else { return .discardRequest }
+        state = .running(attempt: attempt)
+        return .createAndResumeTask(attempt: attempt)
+    }
+
+    /// Building or adapting the `URLRequest` of `attempt` failed (or it breaks a rule checked
+    /// before sending): the request ends with that failure, without asking the retriers.
+    mutating func adaptFailed(attempt: Int) -> Action {
+        guard attempt <= self.attempt else { return illegal("adaptFailed(\(attempt))") }
+        guard state == .adapting(attempt: attempt) else { return .ignore }
+        return end(.reported, cancellingTask: false)
+    }
+
+    // MARK: Task events
+
+    /// The response head of `attempt` arrived.
+    func responseReceived(attempt: Int) -> Action { taskEvent(attempt: attempt, "responseReceived") }
+
+    /// Body bytes of `attempt` arrived.
+    func dataReceived(attempt: Int) -> Action { taskEvent(attempt: attempt, "dataReceived") }
+
+    private func taskEvent(attempt: Int, _ name: String) -> Action {
+        guard attempt <= self.attempt else { return illegal("\(name)(\(attempt))") }
+        return isRunning(attempt: attempt) ? .record : .ignore
+    }
+
+    /// The task of `attempt` ended and was evaluated: `failure` is nil for a success.
+    /// A success or a cancellation ends the request; any other failure goes to the retriers.
+    mutating func completed(attempt: Int, failure: NetworkError?) -> Action {
+        guard attempt <= self.attempt else { return illegal("completed(\(attempt))") }
+        guard isRunning(attempt: attempt) else { return .ignore }
+        guard let failure, !failure.isCancelled else { return end(.reported, cancellingTask: false) }
+        state = .askingRetriers(attempt: attempt)
+        return .askRetriers(attempt: attempt)
+    }
+
+    /// The running `attempt` must be dropped and a new one started at once, e.g. when a resumed
+    /// download must start again from zero or fetch its next segment (not a retry).
+    mutating func restartRequested(attempt: Int) -> Action {
+        guard attempt <= self.attempt else { return illegal("restartRequested(\(attempt))") }
+        guard isRunning(attempt: attempt) else { return .ignore }
+        self.attempt += 1
+        state = .adapting(attempt: self.attempt)
+        return .cancelTaskAndBuildRequest(attempt: self.attempt)
+    }
+
+    // MARK: Retries
+
+    /// The retriers want `attempt` tried again after `delay` seconds.
+    mutating func retryDecided(attempt: Int, delay: Double) -> Action {
+        guard attempt <= self.attempt else { return illegal("retryDecided(\(attempt))") }
+        guard state == .askingRetriers(attempt: attempt) else { return .ignore }
+        retryCount += 1
+        state = .waitingToRetry(attempt: attempt)
+        return .scheduleRetry(after: max(0, delay), attempt: attempt)
+    }
+
+    /// The retriers (or their absence) let the failure of `attempt` stand: the request ends.
+    mutating func retryNotNeeded(attempt: Int) -> Action {
+        guard attempt <= self.attempt else { return illegal("retryNotNeeded(\(attempt))") }
+        guard state == .askingRetriers(attempt: attempt) else { return .ignore }
+        return end(.reported, cancellingTask: false)
+    }
+
+    /// The wait before retrying `attempt` is over: the next attempt starts.
+    mutating func retryWaitEnded(attempt: Int) -> Action {
+        guard attempt <= self.attempt else { return illegal("retryWaitEnded(\(attempt))") }
+        guard state == .waitingToRetry(attempt: attempt) else { return .ignore }
+        return beginAttempt()
+    }
+
+    // MARK: Ending early
+
+    /// The request is cancelled by the app or by its Swift `Task`, in any live state.
+    mutating func cancel() -> Action {
+        switch state {
+        case .running:
+            state = .cancelled
+            return .deliver(.cancelled, cancellingTask: true)
+        case .initialized, .adapting, .askingRetriers, .waitingToRetry:
+            state = .cancelled
+            return .deliver(.cancelled, cancellingTask: false)
+        case .finished, .cancelled:
+            return .ignore
+        }
+    }
+
+    /// The request's total deadline passed: it ends as failed (not cancelled) from any started,
+    /// live state, with no further retries. A request not started yet has no deadline running.
+    mutating func deadlinePassed() -> Action {
+        switch state {
+        case .running:
+            return end(.deadlineExceeded, cancellingTask: true)
+        case .adapting, .askingRetriers, .waitingToRetry:
+            return end(.deadlineExceeded, cancellingTask: false)
+        case .initialized, .finished, .cancelled:
+            return .ignore
+        }
+    }
+
+    private mutating func end(_ ending: Ending, cancellingTask: Bool) -> Action {
+        state = .finished
+        return .deliver(ending, cancellingTask: cancellingTask)
+    }
+
+    // MARK: Delivery
+
+    // Delivery: the outcome reaches every handler exactly once, in the order chained, also when a
+    // handler is chained after the end; a reload waits for the delivery in progress.
+
+    /// The owner recorded the outcome of the request's end (after a `deliver` action).
+    mutating func outcomeRecorded() -> Action {
+        guard isDone, !hasOutcome else { return illegal("outcomeRecorded") }
+        hasOutcome = true
+        return nextDelivery()
+    }
+
+    /// A handler was chained (the owner keeps it at index `handlerCount - 1`).
+    mutating func handlerChained() -> Action {
+        handlerCount += 1
+        return nextDelivery()
+    }
+
+    /// Starts the drain when there is an outcome, a handler waiting for it and no drain running;
+    /// otherwise runs a pending reload once nothing is left to deliver.
+    private mutating func nextDelivery() -> Action {
+        guard hasOutcome, !isDraining else { return .none }
+        if handlersRun < handlerCount {
+            isDraining = true
+            return .startDraining
+        }
+        return reloadPending ? reloadNow() : .none
+    }
+
+    /// The drain is ready for its next handler: right after `startDraining`, then after each
+    /// handler returns. Ends the drain when every handler ran, then runs a pending reload.
+    mutating func handlerFinished() -> Action {
+        guard isDraining else { return illegal("handlerFinished") }
+        if hasOutcome, handlersRun < handlerCount {
+            handlersRun += 1
+            return .runHandler(index: handlersRun - 1)
+        }
+        isDraining = false
+        return reloadPending ? reloadNow() : .none
+    }
+
+    /// The app asks to send the finished request again through the same chain: every handler
+    /// runs again with the new attempt's outcome. While the outcome is still being delivered (or
+    /// not recorded yet) the reload waits for the delivery. A cancelled or still running request
+    /// does not reload.
+    mutating func reload() -> Action {
+        guard state == .finished else { return .none }
+        guard hasOutcome, !isDraining else {
+            reloadPending = true
+            return .none
+        }
+        return reloadNow()
+    }
+
+    private mutating func reloadNow() -> Action {
+        reloadPending = false
+        guard state == .finished else { return .none }
+        hasOutcome = false
+        handlersRun = 0
+        attempt += 1
+        state = .adapting(attempt: attempt)
+        return .reload(attempt: attempt)
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Takes a response body in place of memory: a download's partial file.
+///
+/// Called on the session's serial delegate queue for one attempt at a time, except `close`, which
+/// may come from a cancelling thread: implementations lock their own state.
+protocol ResponseSink: AnyObject, Sendable {
+    /// Headers arrived for `attempt`: decide where the body goes.
+    func open(_ response: HTTPURLResponse, attempt: Int) -> SinkDecision
+    /// Appends body bytes (only after `.write`) and returns the progress so far.
+    func write(_ data: Data) throws(NetworkError) -> TransferProgress
+    /// The attempt ended with `error` (nil on success). On success the sink finishes its work
+    /// (moves the file into place) and returns an error if that fails.
+    func close(attempt: Int, error: NetworkError?) -> NetworkError?
+    /// `true` when `open` answered `.complete` for `attempt`: the attempt succeeds whatever its
+    /// status.
+    func isComplete(attempt: Int) -> Bool
+}
+
+/// Where a response body goes.
+enum SinkDecision: Sendable, Equatable {
+    /// Into the sink, starting from this progress (a resumed download starts past zero).
+    case write(TransferProgress)
+    /// Into memory (e.g. the error body of a 404), capped.
+    case collectInMemory
+    /// Not at all: drop this response and start a new attempt at once (e.g. a resume answered
+    /// with the wrong range).
+    case restart
+    /// Not needed: the sink already holds the whole body (a resume whose 416 proved the partial
+    /// file complete). The attempt succeeds whatever the status; progress ends at this value.
+    case complete(TransferProgress)
+}

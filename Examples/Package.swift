@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "MemoryCheck", targets: ["MemoryCheck"]),
         .executable(name: "Demo", targets: ["Demo"]),
         .executable(name: "Benchmark", targets: ["Benchmark"]),
+        .executable(name: "LinkProxy", targets: ["LinkProxy"]),
     ],
     dependencies: [
         // The Formwork library (used by the demo CLI and benchmark targets, not by DemoServer).
@@ -48,7 +49,15 @@ let package = Package(
         // Downloads and uploads 1 GiB through Formwork and checks peak RSS stays flat.
         .executableTarget(
             name: "MemoryCheck",
-            dependencies: [.product(name: "Formwork", package: "Formwork"), "ExampleSupport"],
+            // LinkProxy is a dependency only so that building MemoryCheck builds the proxy it can launch.
+            dependencies: [.product(name: "Formwork", package: "Formwork"), "ExampleSupport", "LinkProxy"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // A TCP proxy that delays and paces every byte: loopback made to behave like a real link
+        // (`--link rtt=40ms,rate=400mbit`). Plain sockets and threads; run in its own process.
+        .executableTarget(
+            name: "LinkProxy",
+            dependencies: ["ExampleSupport"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         .executableTarget(
@@ -62,7 +71,9 @@ let package = Package(
         // It starts the DemoServer built beside it: depending on it builds both with one command.
         .executableTarget(
             name: "Benchmark",
-            dependencies: [.product(name: "Formwork", package: "Formwork"), "ExampleSupport", "DemoServer"],
+            dependencies: [
+                .product(name: "Formwork", package: "Formwork"), "ExampleSupport", "DemoServer", "LinkProxy",
+            ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
     ],

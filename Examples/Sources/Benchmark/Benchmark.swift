@@ -43,6 +43,22 @@ struct Benchmark {
         exit(failures.withLock { $0 } == 0 ? 0 : 1)
     }
 
+    /// Runs `options.phases` against `base`.
+    static func runPhases(_ options: Options, base: String, directory: URL, report: Report) async {
+        for phase in options.phases {
+            switch phase {
+            case .small:
+                await SmallRequests(base: base, options: options).run(report: report)
+            case .download:
+                await Downloads(base: base, options: options, directory: directory).run(report: report)
+            case .upload:
+                await Uploads(base: base, options: options, directory: directory).run(report: report)
+            case .resume:
+                await Resume(base: base, options: options, directory: directory).run(report: report)
+            }
+        }
+    }
+
     /// Runs the chosen phases and returns the number of correctness failures.
     static func run(_ options: Options) async -> Int {
         let report = Report()
@@ -72,16 +88,18 @@ struct Benchmark {
             report.note("against the process's earlier peak and may under-report.")
         }
         let started = Stopwatch()
-        for phase in options.phases {
-            switch phase {
-            case .small:
-                await SmallRequests(base: base, options: options).run(report: report)
-            case .download:
-                await Downloads(base: base, options: options, directory: directory).run(report: report)
-            case .upload:
-                await Uploads(base: base, options: options, directory: directory).run(report: report)
-            case .resume:
-                await Resume(base: base, options: options, directory: directory).run(report: report)
+        if !options.linkOnly {
+            await runPhases(options, base: base, directory: directory, report: report)
+        }
+        if let link = options.link {
+            do {
+                let proxy = try LinkProxyProcess(target: base, link: link)
+                report.section("Over a simulated link: \(link), through a LinkProxy at \(proxy.baseURL)")
+                await runPhases(
+                    options.overLink(link), base: proxy.baseURL, directory: directory, report: report)
+                withExtendedLifetime(proxy) {}
+            } catch {
+                report.fail("cannot start the link proxy: \(error)")
             }
         }
         report.summary()

@@ -1,9 +1,11 @@
+import ExampleSupport
 import Foundation
 
 /// The benchmark's command line.
 ///
 ///     Benchmark [--size BYTES] [--requests N] [--rounds R] [--transfer-rounds R] [--quick]
 ///               [--only small|download|upload|resume] [--server URL] [--side raw|formwork]
+///               [--link rtt=40ms,rate=400mbit [--link-only] [--link-size BYTES] [--link-requests N]]
 struct Options: Sendable {
     /// One side of the comparison, to profile it alone (`--side`).
     enum Side: String, Sendable {
@@ -37,6 +39,22 @@ struct Options: Sendable {
     var server: String?
     /// Only this side of the small requests (`--side raw|formwork`), e.g. under callgrind.
     var side: Side?
+    /// A simulated link (`--link rtt=40ms,rate=400mbit`): the small requests and the download run
+    /// again through a `LinkProxy` in front of the server.
+    var link: LinkSpec?
+    /// Run only the pass over the link (`--link-only`), not the loopback phases.
+    var linkOnly = false
+    /// Bytes per download over the link (256 MiB by default, 64 MiB with `--quick`).
+    var linkSize: Int64 = 256 << 20
+    /// Small requests per side and round over the link (200 by default, 40 with `--quick`): at
+    /// 40 ms a round trip, one at a time, 200 take 8 s.
+    var linkRequests = 200
+    /// The link of the pass that is running (set by the benchmark, not the command line): `nil` on
+    /// loopback. The phases choose their targets by it.
+    var activeLink: LinkSpec?
+
+    /// The phases that run over the link: those whose speed a real network changes.
+    static let linkPhases: [Phase] = [.small, .download]
 
     static let usage = """
         usage: Benchmark [--size BYTES] [--requests N] [--rounds R] [--transfer-rounds R] [--quick]
@@ -49,6 +67,11 @@ struct Options: Sendable {
           --only PHASE          run one phase: small, download, upload or resume
           --server URL          use a running DemoServer (e.g. under valgrind, which cannot start one)
           --side raw|formwork   small requests through one side only (to profile it)
+          --link SPEC           then run small requests and the download again over a simulated link,
+                                e.g. rtt=40ms,rate=400mbit (a LinkProxy in front of the server)
+          --link-only           with --link: skip the loopback phases
+          --link-size BYTES     bytes per download over the link (default 268435456; --quick: 67108864)
+          --link-requests N     small requests per side and round over the link (default 200; --quick: 40)
         """
 
     /// A bad command line, with the reason.
@@ -63,6 +86,8 @@ struct Options: Sendable {
             options.quick = true
             options.size = 64 << 20
             options.requests = 300
+            options.linkSize = 64 << 20
+            options.linkRequests = 40
         }
         var index = 0
         func next(_ flag: String) throws -> String {
@@ -98,12 +123,43 @@ struct Options: Sendable {
                     throw Invalid(description: "unknown side \"\(name)\"")
                 }
                 options.side = side
+            case "--link":
+                do {
+                    options.link = try LinkSpec(parsing: try next(flag))
+                } catch let invalid as LinkSpec.Invalid {
+                    throw Invalid(description: "--link: \(invalid.description)")
+                }
+            case "--link-only": options.linkOnly = true
+            case "--link-size": options.linkSize = Int64(try positive(flag))
+            case "--link-requests": options.linkRequests = try positive(flag)
             case "--help", "-h": throw Invalid(description: "")
             default: throw Invalid(description: "unknown argument \"\(flag)\"")
             }
             index += 1
         }
-        guard options.size >= 2 else { throw Invalid(description: "--size must be at least 2 bytes") }
+        if options.linkOnly, options.link == nil {
+            throw Invalid(description: "--link-only needs --link")
+        }
+        guard options.size >= 2, options.linkSize >= 2 else {
+            throw Invalid(description: "--size and --link-size must be at least 2 bytes")
+        }
         return options
+    }
+}
+
+extension Options {
+    /// These options for the pass over `link`: the link's sizes and request counts, its phases.
+    func overLink(_ link: LinkSpec) -> Options {
+        var pass = self
+        pass.activeLink = link
+        pass.size = linkSize
+        pass.requests = linkRequests
+        pass.phases = phases.filter(Self.linkPhases.contains)
+        return pass
+    }
+
+    /// Appended to section titles: where the pass runs.
+    var network: String {
+        activeLink.map { " over the link \($0)" } ?? " on loopback"
     }
 }

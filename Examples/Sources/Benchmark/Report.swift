@@ -21,6 +21,12 @@ final class Report: Sendable {
             "demo server \(server); transfers \(formatBytes(options.size)); \(options.requests) small requests"
         )
         print("per side and round\(options.quick ? " (--quick)" : "")")
+        if let link = options.link {
+            print(
+                "over the link \(link): downloads \(formatBytes(options.linkSize)), "
+                    + "\(options.linkRequests) small requests per side and round"
+                    + (options.linkOnly ? " (--link-only: no loopback phases)" : ""))
+        }
         print("Ratios are Formwork against raw, turned so that > 1 means Formwork is better")
         print("(rates Formwork/raw; time, CPU, bytes raw/Formwork). Speed ratios are noisy on a shared")
         print("machine: BELOW TARGET is reported but never fails the run. Only correctness failures")

@@ -22,21 +22,43 @@ public final class DemoServerProcess: Sendable {
 
     /// Launches the server and waits (up to 30 s) for its "listening on" line.
     public init() throws {
+        let child = try ChildProcess(
+            executable: "DemoServer", arguments: ["--port", "0", "--exit-on-stdin-eof"],
+            announcement: "Formwork demo server listening on ")
+        self.baseURL = child.announced
+        self.process = child.process
+        self.stdin = child.stdin
+    }
+
+    deinit {
+        try? stdin.close()
+        process.waitUntilExit()
+    }
+}
+
+/// An executable built next to the running one, started with a pipe on its stdin (it exits when
+/// that closes) and read until it prints the line that starts with `announcement`.
+struct ChildProcess {
+    let process: Process
+    let stdin: FileHandle
+    /// The rest of the announcement line, trimmed (e.g. the URL it listens on).
+    let announced: String
+
+    init(executable name: String, arguments: [String], announcement prefix: String) throws {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("DemoServer")
+            .deletingLastPathComponent().appendingPathComponent(name)
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw Failure(
-                description: "no DemoServer next to \(CommandLine.arguments[0]); build the Examples package")
+            throw DemoServerProcess.Failure(
+                description: "no \(name) next to \(CommandLine.arguments[0]); build the Examples package")
         }
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--port", "0", "--exit-on-stdin-eof"]
+        process.arguments = arguments
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        let prefix = "Formwork demo server listening on "
         var buffer = Data()
         let deadline = Date().addingTimeInterval(30)
         var line: String?
@@ -49,16 +71,11 @@ public final class DemoServerProcess: Sendable {
         }
         guard let line else {
             process.terminate()
-            throw Failure(description: "DemoServer did not report its address")
+            throw DemoServerProcess.Failure(description: "\(name) did not report its address")
         }
-        self.baseURL = String(line.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
+        self.announced = String(line.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
         self.process = process
         self.stdin = input.fileHandleForWriting
-    }
-
-    deinit {
-        try? stdin.close()
-        process.waitUntilExit()
     }
 }
 

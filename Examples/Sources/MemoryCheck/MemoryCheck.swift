@@ -7,7 +7,14 @@ import Foundation
 /// the peak grows more than the limit (64 MiB by default) over the process's RSS before the
 /// transfer (Foundation, URLSession and libcurl's own baseline).
 ///
+/// The download modes are the server behaviours a download must survive in bounded memory:
+/// `download` (the server honours `Range`), `download-rest` (every range is answered with the
+/// whole rest of the file as 206), `download-ignore` (`Range` is ignored: 200 with the whole file)
+/// and `download-chunked` (no `Content-Length`). `--link rtt=40ms,rate=400mbit` puts a
+/// `LinkProxy` between Formwork and the server.
+///
 ///     swift run --package-path Examples MemoryCheck download [--size BYTES] [--limit-mib 64]
+///     swift run --package-path Examples MemoryCheck download-rest|download-ignore|download-chunked
 ///     swift run --package-path Examples MemoryCheck upload [--size BYTES] [--limit-mib 64]
 @main
 struct MemoryCheck {
@@ -26,23 +33,43 @@ struct MemoryCheck {
         let bytes: Int64
     }
 
+    /// The download modes: the server behaviour each asks `/files` for, as its query.
+    static let downloadModes: KeyValuePairs<String, String> = [
+        "download": "",
+        "download-rest": "?ranges=rest",
+        "download-ignore": "?ranges=ignore",
+        "download-chunked": "?chunked=1",
+    ]
+
+    static let usage = """
+        usage: MemoryCheck download|download-rest|download-ignore|download-chunked|upload
+                           [--size BYTES] [--limit-mib MIB] [--link rtt=40ms,rate=400mbit]
+        """
+
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let mode = arguments.first ?? "download"
         let size = value(after: "--size", in: arguments).flatMap(Int64.init) ?? 1 << 30
         let limit = (value(after: "--limit-mib", in: arguments).flatMap(Int64.init) ?? 64) << 20
+        let query = downloadModes.first { $0.key == mode }?.value
+        guard query != nil || mode == "upload" else {
+            print(usage)
+            exit(2)
+        }
         do {
+            let link = try value(after: "--link", in: arguments).map(LinkSpec.init(parsing:))
             let server = try DemoServerProcess()
+            let proxy = try link.map { try LinkProxyProcess(target: server.baseURL, link: $0) }
+            let base = proxy?.baseURL ?? server.baseURL
             let before = peakResidentBytes()
             let started = Date()
             let moved: Int64
-            switch mode {
-            case "download": moved = try await download(size: size, from: server.baseURL)
-            case "upload": moved = try await upload(size: size, to: server.baseURL)
-            default:
-                print("usage: MemoryCheck download|upload [--size BYTES] [--limit-mib MIB]")
-                exit(2)
+            if let query {
+                moved = try await download(size: size, from: base, query: query)
+            } else {
+                moved = try await upload(size: size, to: base)
             }
+            withExtendedLifetime((server, proxy)) {}
             let seconds = Date().timeIntervalSince(started)
             let peak = peakResidentBytes()
             let rate = Double(moved) / max(seconds, 0.001) / 1_048_576
@@ -83,12 +110,12 @@ struct MemoryCheck {
         }
     }
 
-    static func download(size: Int64, from base: String) async throws -> Int64 {
+    static func download(size: Int64, from base: String, query: String) async throws -> Int64 {
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent(
             "memorycheck-\(UUID())")
         defer { try? FileManager.default.removeItem(at: destination) }
         let request = Session.default.download(
-            FileForm(url: "\(base)/files/\(size)", destination: destination))
+            FileForm(url: "\(base)/files/\(size)\(query)", destination: destination))
         await printProgress(of: request, label: "download")
         let file = try await request.fileURL()
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)

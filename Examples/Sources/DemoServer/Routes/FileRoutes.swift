@@ -20,6 +20,11 @@ import NIOHTTP1
 /// - `cutAt=B`: close the connection after B body bytes; the headers still announce the full length.
 /// - `wrongRange=1`: answer a range with `206` whose `Content-Range` (and content) starts at 0.
 /// - `chunked=1`: no `Content-Length` (the total is unknown to the client).
+/// - `ranges=MODE`: how `Range` is treated, for clients that must stay in bounded memory whatever
+///   the server does: `honour` (the default, as above), `rest` (every satisfiable range is answered
+///   with the whole rest of the file as `206`, `Content-Range: bytes first-{size-1}/{size}`: the
+///   end the client asked for is ignored) or `ignore` (`Range` and `If-Range` are ignored: always
+///   the whole file as `200`).
 /// - `rate=BPS`: send at most BPS bytes per second.
 /// - `tag=T`: count the request and its body bytes under `T` in `GET /stats?tag=T`.
 enum FileRoutes {
@@ -33,12 +38,23 @@ enum FileRoutes {
     /// `Last-Modified` of version 0: 2024-01-01T00:00:00Z.
     static let baseModificationDate = Date(timeIntervalSince1970: 1_704_067_200)
 
+    /// How a `/files` request's `Range` header is treated (`ranges=`).
+    enum RangeMode: String {
+        /// As RFC 9110 says: the bytes asked for.
+        case honour
+        /// From the first byte asked for to the end of the file, whatever end was asked for.
+        case rest
+        /// Not at all: the whole file with `200`.
+        case ignore
+    }
+
     /// The query switches of a `/files` request.
     struct Options {
         var version: UInt64 = 0
         var cutAt: Int64?
         var wrongRange = false
         var chunked = false
+        var ranges = RangeMode.honour
         var bytesPerSecond: Int64?
         var tag: String?
 
@@ -63,6 +79,12 @@ enum FileRoutes {
             if let text = request.queryValue("rate") {
                 guard let rate = Int64(text), rate > 0 else { throw Invalid(message: "Invalid rate") }
                 options.bytesPerSecond = rate
+            }
+            if let text = request.queryValue("ranges") {
+                guard let mode = RangeMode(rawValue: text) else {
+                    throw Invalid(message: "Invalid ranges: use honour, rest or ignore")
+                }
+                options.ranges = mode
             }
             options.wrongRange = ["1", "true"].contains(request.queryValue("wrongRange"))
             options.chunked = ["1", "true"].contains(request.queryValue("chunked"))
@@ -102,7 +124,9 @@ enum FileRoutes {
         let validatorMatches = request.headers.first(name: "if-range").map {
             $0 == entityTag || $0 == lastModified
         }
-        if let rangeHeader = request.headers.first(name: "range"), validatorMatches ?? true {
+        if let rangeHeader = request.headers.first(name: "range"), validatorMatches ?? true,
+            options.ranges != .ignore
+        {
             switch ByteRange.parse(rangeHeader, size: size) {
             case .ignored:
                 break
@@ -111,7 +135,9 @@ enum FileRoutes {
                 return .respond(DemoResponse(status: .rangeNotSatisfiable, headers: headers, body: []))
             case .range(let range):
                 status = .partialContent
-                length = range.upperBound - range.lowerBound + 1
+                // ranges=rest: the whole rest, whatever end was asked for.
+                let last = options.ranges == .rest ? size - 1 : range.upperBound
+                length = last - range.lowerBound + 1
                 // wrongRange: the right length, but from the wrong place.
                 contentStart = options.wrongRange ? 0 : range.lowerBound
                 headers.add(

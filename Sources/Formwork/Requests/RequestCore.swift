@@ -60,6 +60,9 @@ public final class RequestCore: Sendable {
         /// Whether the deadline was set by the request itself (`deadline(_:)`): the session's
         /// default deadline must not replace it.
         var hasOwnDeadline = false
+        /// The deadline in seconds (the request's own or the session's), set again for each
+        /// reload: a reload is a new run of the request and gets the whole deadline again.
+        var deadlineSeconds: TimeInterval?
         /// The wait before a retry; cancelled when the request ends meanwhile, so nothing sleeps on
         /// holding the request.
         var retryWait: Task<Void, Never>?
@@ -326,6 +329,7 @@ public final class RequestCore: Sendable {
         let previous = state.withLock { state -> Task<Void, Never>? in
             defer { state.deadlineTimer = timer }
             if own { state.hasOwnDeadline = true }
+            state.deadlineSeconds = seconds
             return state.deadlineTimer
         }
         previous?.cancel()
@@ -420,7 +424,11 @@ public final class RequestCore: Sendable {
         case .startDraining:
             startDraining()
         case .reload(let attempt):
-            let handlers = state.withLock { $0.attemptStartHandlers }
+            let (handlers, deadline, ownDeadline) = state.withLock {
+                ($0.attemptStartHandlers, $0.deadlineSeconds, $0.hasOwnDeadline)
+            }
+            // The previous run's deadline ended with its outcome: this run gets its own.
+            if let deadline { setDeadline(deadline, own: ownDeadline) }
             // The one hop to the main actor for the UI hooks of a later attempt, then the attempt.
             Task {
                 await MainActor.run {

@@ -73,6 +73,22 @@ extension TimingSensitiveSuites {
             #expect(seconds < 5)
         }
 
+        @Test("A reload gets the deadline again: its run of a stalled request ends at the deadline too")
+        func reloadKeepsTheDeadline() async throws {
+            let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"), timeout: 30)
+            let request = client.request(form, session: Session()).deadline(0.5)
+            let (first, _) = await timed(request)
+            #expect(first?.isTimeout == true)
+            // What the reload prompt does: the same request, sent again through the same chain.
+            let started = Date()
+            request.core.restart()
+            let second = await request.core.outcome()
+            #expect(second.attempt == 2)
+            #expect(second.error?.isTimeout == true)
+            #expect(second.error?.failureReason.contains("deadline") == true)
+            #expect(Date().timeIntervalSince(started) < 10)  // not the 30 s idle timeout
+        }
+
         @Test("A deadline is total: a steady trickle cannot keep the request alive past it")
         func deadlineIsTotal() async throws {
             let form = TestForm(url: try await DemoServer.url("/files/3000?rate=2000"), timeout: 5)

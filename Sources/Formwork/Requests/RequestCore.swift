@@ -5,7 +5,7 @@ import Foundation
 ///
 /// All mutable state sits in one struct behind one lock. Every rule (attempts, retries, retry
 /// waits, deadlines, cancellation, reloads, the exactly-once ordered delivery to handlers) is
-/// decided by ``RequestStateMachine``, held in that state: this class feeds it events and
+/// decided by `RequestStateMachine`, held in that state: this class feeds it events and
 /// performs the actions it returns, outside the lock.
 ///
 /// Opaque outside Formwork: it is public only so that ``Request`` can give every request type

@@ -7,7 +7,7 @@ final class StubURLProtocol: URLProtocol {
 
     private static let registries = Protected([String: WeakRegistry]())
 
-    private struct WeakRegistry: @unchecked Sendable {  // only read under `registries`' lock
+    private struct WeakRegistry: Sendable {
         weak var registry: StubRegistry?
     }
 
@@ -70,8 +70,7 @@ final class StubURLProtocol: URLProtocol {
     }
 
     /// Hands a stub's response to the protocol's client, unless loading was stopped.
-    // @unchecked: runs on startLoading's thread, or (corelibs) anywhere, which its client accepts.
-    private struct Delivery: @unchecked Sendable {
+    private struct Delivery: @unchecked Sendable {  // holds a URLProtocol, whose own state is locked
         let protocolInstance: StubURLProtocol
         /// The thread that ran `startLoading`.
         let thread: Thread

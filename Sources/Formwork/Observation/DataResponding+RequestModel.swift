@@ -1,0 +1,89 @@
+import Foundation
+
+@available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+extension DataResponding {
+    /// Drives a ``RequestModel`` for SwiftUI: loading now, then the decoded body (or the error
+    /// and its message) when the request ends, and on every retry or reload again.
+    ///
+    /// ```swift
+    /// request(WeatherForm(city: "shanghai")).load(weather, atKeyPath: "data")
+    /// ```
+    ///
+    /// The model takes the request over at once (phase ``RequestModel/Phase/loading``); the
+    /// body is decoded off the main actor like `responseDecodable`, and the model changes on the
+    /// main actor in chain order with the other hooks and handlers. ``RequestModel/retry()``
+    /// re-sends this request.
+    /// - Parameters:
+    ///   - model: The model to drive; the request holds it weakly.
+    ///   - keyPath: Where the value sits, e.g. `"data"` or `"data.list"`; `nil` for the whole body.
+    ///   - decoder: The decoder to use.
+    ///   - tracksProgress: `true` to report the transfer's progress in
+    ///     ``RequestModel/fractionCompleted`` (coalesced like ``Request/progress(_:)``). Leave it
+    ///     `false` for small JSON calls: a request nothing watches takes URLSession's faster path.
+    /// - Returns: The request.
+    @MainActor
+    @discardableResult
+    public func load<Value: Decodable & Sendable>(
+        _ model: RequestModel<Value>, atKeyPath keyPath: String? = nil, decoder: JSONDecoder = JSONDecoder(),
+        tracksProgress: Bool = false
+    ) -> Self {
+        drive(model, tracksProgress: tracksProgress) { outcome in
+            ResponseSerialization.decode(Value.self, outcome, keyPath: keyPath, decoder: decoder)
+        }
+    }
+
+    /// Drives a ``RequestModel`` with the value inside the response's ``Envelope``: a code that
+    /// is not a success code fails the model with a ``NetworkError/Kind/business`` error, and its
+    /// ``RequestModel/message`` is the server's message.
+    ///
+    /// ```swift
+    /// request(ArticlesForm()).load(articles, envelope: .api, atKeyPath: "data.list")
+    /// ```
+    /// - Parameters:
+    ///   - model: The model to drive; the request holds it weakly.
+    ///   - envelope: Where the code and message sit and which codes mean success.
+    ///   - keyPath: Where the value sits, e.g. `"data"` (the default) or `"data.list"`.
+    ///   - decoder: The decoder to use.
+    ///   - tracksProgress: `true` to report the transfer's progress (see
+    ///     ``load(_:atKeyPath:decoder:tracksProgress:)``).
+    /// - Returns: The request.
+    @MainActor
+    @discardableResult
+    public func load<Value: Decodable & Sendable>(
+        _ model: RequestModel<Value>, envelope: Envelope, atKeyPath keyPath: String? = "data",
+        decoder: JSONDecoder = JSONDecoder(), tracksProgress: Bool = false
+    ) -> Self {
+        drive(model, tracksProgress: tracksProgress) { outcome in
+            envelope.decode(Value.self, outcome, keyPath: keyPath, decoder: decoder)
+        }
+    }
+
+    /// The one wiring of a model to this request: begin now and on later attempts, progress
+    /// through the progress hook's relay, the outcome at the model's place in the chain.
+    @MainActor
+    private func drive<Value: Sendable>(
+        _ model: RequestModel<Value>, tracksProgress: Bool,
+        serialize: @escaping @Sendable (RequestOutcome) -> Result<Value, NetworkError>
+    ) -> Self {
+        let core = self.core
+        let driver = model.attach { core.restart() }
+        model.begin(from: driver)
+        core.onLaterAttemptStart { [weak model, weak driver] in model?.begin(from: driver) }
+        let relay: ProgressRelay?
+        if tracksProgress {
+            let progressRelay = ProgressRelay { [weak model, weak driver] in model?.report($0, from: driver) }
+            core.addProgressObserver { progressRelay.post($0, attempt: $1) }
+            relay = progressRelay
+        } else {
+            relay = nil
+        }
+        core.append { [weak model, weak driver] outcome in
+            let result = serialize(outcome)
+            await MainActor.run {
+                relay?.flush()
+                model?.finish(result, from: driver)
+            }
+        }
+        return self
+    }
+}

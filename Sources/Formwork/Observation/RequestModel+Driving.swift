@@ -1,0 +1,73 @@
+/// The request that drives a ``RequestModel`` now: the model keeps it for ``RequestModel/retry()``
+/// and compares it with the sender of each update, so only the latest request changes the model.
+///
+/// It holds what re-sends the request (the request itself, with its snapshot of the form), never
+/// the object that sent it. The request's hooks hold it weakly, so no cycle keeps either alive.
+@MainActor
+final class ModelDriver {
+    /// Sends the request again through its chain.
+    let resend: @MainActor @Sendable () -> Void
+
+    init(resend: @escaping @MainActor @Sendable () -> Void) {
+        self.resend = resend
+    }
+}
+
+// How requests change a model: one main-actor step per event, setting only what changes, so an
+// observer hears each property once per event. This is also the extension point for streams: a
+// stream hook attaches a driver, calls `begin` when it connects (and reconnects), `receive` for each
+// value and `finish` when it ends; a `connection` property (connecting, open, reconnecting,
+// closed) belongs next to `phase` once streams land.
+@available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+extension RequestModel {
+    /// Takes the model over for a new request; updates from earlier requests are ignored from now on.
+    /// - Parameter resend: What ``retry()`` runs.
+    /// - Returns: The token the new request's updates carry.
+    func attach(resend: @escaping @MainActor @Sendable () -> Void) -> ModelDriver {
+        let driver = ModelDriver(resend: resend)
+        self.driver = driver
+        return driver
+    }
+
+    /// `true` when `driver` is the request that drives the model now.
+    func isDriven(by driver: ModelDriver?) -> Bool {
+        driver != nil && driver === self.driver
+    }
+
+    /// An attempt begins: loading, no message, no progress yet.
+    func begin(from driver: ModelDriver?) {
+        guard isDriven(by: driver) else { return }
+        phase = .loading
+        if message != nil { message = nil }
+        if fractionCompleted != nil { fractionCompleted = nil }
+    }
+
+    /// The transfer moved (already coalesced by the progress hook's relay).
+    func report(_ progress: TransferProgress, from driver: ModelDriver?) {
+        guard isDriven(by: driver), phase.isLoading else { return }
+        let fraction = progress.fractionCompleted
+        if fraction != fractionCompleted { fractionCompleted = fraction }
+    }
+
+    /// A value arrived; the request goes on (a stream's event). Sets ``value`` only.
+    func receive(_ value: Value, from driver: ModelDriver?) {
+        guard isDriven(by: driver) else { return }
+        self.value = value
+    }
+
+    /// The attempt ended: succeeded with a value, failed with a message, or (cancelled) idle.
+    func finish(_ result: Result<Value, NetworkError>, from driver: ModelDriver?) {
+        guard isDriven(by: driver) else { return }
+        switch result {
+        case .success(let value):
+            phase = .succeeded(value)
+            self.value = value
+        case .failure(let error) where error.isCancelled:
+            phase = .idle
+        case .failure(let error):
+            phase = .failed(error)
+            let text = error.userMessage
+            if message != text { message = text }
+        }
+    }
+}

@@ -7,6 +7,8 @@
 final class ModelDriver {
     /// Sends the request again through its chain.
     let resend: @MainActor @Sendable () -> Void
+    /// `false` once the request was cancelled: a cancelled request is never sent again.
+    var canResend = true
 
     init(resend: @escaping @MainActor @Sendable () -> Void) {
         self.resend = resend
@@ -37,7 +39,7 @@ extension RequestModel {
     /// An attempt begins: loading, no message, no progress yet.
     func begin(from driver: ModelDriver?) {
         guard isDriven(by: driver) else { return }
-        phase = .loading
+        if !phase.isLoading { phase = .loading }  // already, when retry() began it
         if message != nil { message = nil }
         if fractionCompleted != nil { fractionCompleted = nil }
     }
@@ -63,6 +65,7 @@ extension RequestModel {
             phase = .succeeded(value)
             self.value = value
         case .failure(let error) where error.isCancelled:
+            driver?.canResend = false
             phase = .idle
         case .failure(let error):
             phase = .failed(error)

@@ -67,17 +67,20 @@ public final class RequestModel<Value: Sendable> {
         self.message = phase.error?.userMessage
     }
 
-    /// `true` when ``retry()`` would send something: a request drove the model and has ended.
+    /// `true` when ``retry()`` would send something: a request drove the model and ended with a
+    /// success or a failure (not a cancel).
     public var canRetry: Bool {
-        driver != nil && !phase.isLoading
+        driver?.canResend == true && !phase.isLoading
     }
 
-    /// Sends the last request again through the same chain, when it has ended (succeeded or
-    /// failed): the model goes back to ``Phase/loading`` and every hook and handler of that chain
-    /// runs again. Does nothing while it loads, before any request drove the model, or after the
-    /// request was cancelled (a cancel is final, as for a reload prompt).
+    /// Sends the last request again through the same chain, when it has ended with a success or
+    /// a failure: the model is ``Phase/loading`` at once (a tap shows at once), and every hook and
+    /// handler of that chain runs again, decoding included. Does nothing while it loads, before any
+    /// request drove the model, or after the request was cancelled (a cancel is final, as for a
+    /// reload prompt).
     public func retry() {
-        guard canRetry else { return }
-        driver?.resend()
+        guard canRetry, let driver else { return }
+        begin(from: driver)
+        driver.resend()
     }
 }

@@ -154,6 +154,30 @@ struct RequestModelServerTests {
         #expect(model.message?.hasPrefix(MessageCatalog.current.unreadableResponse) == true)
     }
 
+    @Test("An upload reports the bytes it sent, up to the whole body")
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+    func uploadProgress() async throws {
+        struct Uploaded: Decodable, Sendable {
+            let bytes: Int
+        }
+        struct PhotoForm: UploadDataFormable {
+            let url: String
+            let data: Data
+        }
+        let model = RequestModel<Uploaded>()
+        let changes = ModelChanges(model)
+        let done = EventCounter()
+        let body = Data(repeating: 7, count: 3_000_000)
+        client.upload(PhotoForm(url: try await DemoServer.url("/upload"), data: body))
+            .load(model, tracksProgress: true)
+            .response { _ in done.increment() }
+        await done.wait(for: 1)
+        #expect(model.value?.bytes == body.count)
+        #expect(model.fractionCompleted == 1)
+        let values = changes.fractions.compactMap { $0 }
+        #expect(!values.isEmpty && values == values.sorted())
+    }
+
     @Test("retry() after a network failure re-sends the form and succeeds; handlers run again")
     @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
     func retryAfterFailure() async throws {

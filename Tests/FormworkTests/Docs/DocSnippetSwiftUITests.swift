@@ -1,0 +1,107 @@
+import Formwork
+import Foundation
+import Observation
+import Testing
+
+// SwiftUI.md (shared types and helpers: DocSnippetSupport.swift). The article's `Article`,
+// `ArticlesForm` and `Envelope.api` are the shared ones; its SwiftUI view is not compiled (no
+// SwiftUI on Linux): the test does what the view does — load, read, retry.
+
+extension DocSnippetTests {
+    @Suite("DocC article snippets: SwiftUI")
+    struct SwiftUITests {
+        @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+        @MainActor
+        final class ArticlesScreenModel: Requestable {
+            let articles = RequestModel<[Article]>()
+            var session = Session.default  // added for the test
+
+            func load() {
+                request(ArticlesForm(), session: session).load(
+                    articles, envelope: .api, atKeyPath: "data.list")
+            }
+
+            func refresh() async {
+                // For `.refreshable`: returns when the response is in.
+                _ = await request(ArticlesForm(), session: session)
+                    .load(articles, envelope: .api, atKeyPath: "data.list").response()
+            }
+        }
+
+        struct PhotoForm: UploadDataFormable {
+            let data: Data
+            var url: String { "https://api.example.com/photos" }
+        }
+
+        @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+        @MainActor
+        final class PhotoUploadModel: Requestable {
+            let sending = RequestModel<EmptyBody>()
+            var session = Session.default  // added for the test
+
+            func send(_ photo: Data) {
+                upload(PhotoForm(data: photo), session: session)
+                    .load(sending, envelope: .api, tracksProgress: true)
+            }
+        }
+
+        @Test("SwiftUI: the screen's model loads, fails with the server's message, and retries")
+        @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+        @MainActor
+        func screen() async throws {
+            let stubs = StubRegistry()
+            let url = "https://api.example.com/articles"
+            stubs.stub(.get, url, .json(#"{"code": 7, "msg": "Try again later", "data": null}"#))
+            let session = Session(stubs: stubs)
+            let screen = ArticlesScreenModel()
+            screen.session = session
+
+            screen.load()  // what `.task` does
+            #expect(screen.articles.phase.isLoading)
+            await screen.refresh()  // what a pull does; the model takes the newest request
+            await waitWhileLoading(screen.articles)
+            #expect(screen.articles.phase.error?.businessCode == "7")
+            #expect(screen.articles.message?.hasPrefix("Try again later") == true)  // "(7)" in DEBUG
+            #expect(screen.articles.value == nil)
+
+            stubs.stub(.get, url, .json(articlesJSON))
+            screen.articles.retry()  // the "Try again" button
+            #expect(screen.articles.phase.isLoading)
+            await waitWhileLoading(screen.articles)
+            #expect(screen.articles.value?.map(\.title) == ["Forms", "Hooks"])
+            #expect(screen.articles.message == nil)
+        }
+
+        @Test("SwiftUI: the upload model sends and succeeds")
+        @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+        @MainActor
+        func uploadProgress() async throws {
+            let stubs = StubRegistry()
+            stubs.stub(.post, "https://api.example.com/photos", .json(#"{"code": 0, "msg": "ok"}"#))
+            let model = PhotoUploadModel()
+            model.session = Session(stubs: stubs)
+            model.send(Data(repeating: 7, count: 300_000))
+            await waitWhileLoading(model.sending)
+            #expect(model.sending.phase.value != nil)
+            #expect(model.sending.message == nil)
+            // Stubs cannot report bytes sent; "RequestModel against the demo server" checks an
+            // upload's progress against a real server.
+        }
+
+        /// Returns once the model is no longer loading (it changes on the main actor; each check
+        /// waits for its next change, never for a fixed time).
+        @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+        @MainActor
+        private func waitWhileLoading<Value>(_ model: RequestModel<Value>) async {
+            while model.phase.isLoading {
+                await withCheckedContinuation { continuation in
+                    withObservationTracking {
+                        _ = model.phase
+                    } onChange: {
+                        continuation.resume()
+                    }
+                }
+            }
+        }
+    }
+}

@@ -33,18 +33,28 @@ struct RequestModelServerTests {
         }
     }
 
-    @Test("Loading, then succeeded with the decoded value: phase, phase, value")
+    /// Loads `path` into `model` (the value at `"data"`), checks that loading began at once, and
+    /// returns the model's changes once every handler of the request ran.
     @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
-    func succeeds() async throws {
-        let model = RequestModel<Weather>()
+    private func weather(at path: String, into model: RequestModel<Weather>) async throws
+        -> ModelChanges<Weather>
+    {
         let changes = ModelChanges(model)
         let done = EventCounter()
-        client.request(TestForm(url: try await DemoServer.url("/weather?city=shanghai")))
+        client.request(TestForm(url: try await DemoServer.url(path)))
             .load(model, atKeyPath: "data")
             .response { _ in done.increment() }
         #expect(model.phase.isLoading)
         #expect(changes.names == ["phase"])
         await done.wait(for: 1)
+        return changes
+    }
+
+    @Test("Loading, then succeeded with the decoded value: phase, phase, value")
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+    func succeeds() async throws {
+        let model = RequestModel<Weather>()
+        let changes = try await weather(at: "/weather?city=shanghai", into: model)
         #expect(changes.names == ["phase", "phase", "value"])
         #expect(model.phase.value?.city == "shanghai")
         #expect(model.value?.forecast.count == 3)
@@ -57,12 +67,7 @@ struct RequestModelServerTests {
     @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
     func failsWithStatusMessage() async throws {
         let model = RequestModel<Weather>()
-        let changes = ModelChanges(model)
-        let done = EventCounter()
-        client.request(TestForm(url: try await DemoServer.url("/status/404")))
-            .load(model, atKeyPath: "data")
-            .response { _ in done.increment() }
-        await done.wait(for: 1)
+        let changes = try await weather(at: "/status/404", into: model)
         #expect(changes.names == ["phase", "phase", "message"])
         let error = try #require(model.phase.error)
         #expect(error.statusCode == 404)

@@ -160,16 +160,25 @@ public final class RequestCore: Sendable {
 
     /// Starts the first attempt now (idempotent). The URLRequest is built off the caller's thread.
     func start() {
+        guard let attempt = beginFirstAttempt() else { return }
+        perform(.buildRequest(attempt: attempt))
+    }
+
+    /// Feeds the machine its `start` event (idempotent) and, when that begins the first attempt,
+    /// starts the session's deadline.
+    /// - Returns: The attempt the caller must now build with `run(attempt:)`, or nil if the
+    ///   request had already started.
+    func beginFirstAttempt() -> Int? {
         let (action, hasOwnDeadline) = state.withLock { state -> (RequestStateMachine.Action, Bool) in
             let action = state.event { $0.start() }
             if case .buildRequest = action { state.startedAt = Date() }
             return (action, state.hasOwnDeadline)
         }
-        guard case .buildRequest = action else { return }
+        guard case .buildRequest(let attempt) = action else { return nil }
         if !hasOwnDeadline, let deadline = session.configuration.deadline {
             setDeadline(deadline, own: false)
         }
-        perform(action)
+        return attempt
     }
 
     func run(attempt: Int) async {

@@ -185,10 +185,12 @@ public final class RequestCore: Sendable {
         var prepared: PreparedRequest
         do {
             prepared = try await builder(attempt)
+            // With no adapter the request stays as built: no chain to run, nothing to compare.
+            let adapters = session.configuration.adapters + state.withLock { $0.adapters }
             let original = prepared.urlRequest
-            prepared.urlRequest = try await adapt(original)
+            if !adapters.isEmpty { prepared.urlRequest = try await adapt(original, with: adapters) }
             try FinalRequestCheck.validate(prepared.urlRequest)
-            if prepared.urlRequest != original {
+            if !adapters.isEmpty, prepared.urlRequest != original {
                 for monitor in session.configuration.eventMonitors {
                     monitor.requestDidAdapt(id, from: original, to: prepared.urlRequest)
                 }
@@ -260,11 +262,12 @@ public final class RequestCore: Sendable {
             && prepared.urlRequest.httpBodyStream == nil
     }
 
-    /// Runs the session's adapters, then the request's, in order.
-    private func adapt(_ request: URLRequest) async throws(NetworkError) -> URLRequest {
-        let chain = AdapterChain(session.configuration.adapters + state.withLock { $0.adapters })
+    /// Runs `adapters` (the session's, then the request's) in order.
+    private func adapt(_ request: URLRequest, with adapters: [any RequestAdapter]) async throws(NetworkError)
+        -> URLRequest
+    {
         do {
-            return try await chain.adapt(request)
+            return try await AdapterChain(adapters).adapt(request)
         } catch {
             throw NetworkError(
                 .requestBuildFailed, failureReason: "An adapter failed: \(error)", underlyingError: error,

@@ -408,7 +408,8 @@ public final class RequestCore: Sendable {
             // Taken where the event happens (`run`, `askRetriers`, the drain), or nothing to do.
             return
         case .buildRequest(let attempt):
-            // Building runs adapters (app code, async) off the caller's thread.
+            // Building runs adapters (app code, async) off the caller's thread; a request that is
+            // awaited builds in its waiting task instead (see `outcome()`).
             Task { await self.run(attempt: attempt) }
         case .cancelTaskAndBuildRequest(let attempt):
             let (oldTask, oldPrepared) = state.withLock { state in

@@ -148,12 +148,16 @@ public struct ParameterEncoding: Sendable {
 
     /// `url` with `query` (already percent-encoded) added to its query, or nil if that is not a URL.
     static func url(_ url: URL, appendingQuery query: String) -> URL? {
-        // In a parsed URL's text, the query runs from the first "?" to the fragment's "#" (neither
-        // appears unencoded anywhere else), so the query is appended to the text and parsed once:
-        // going through URLComponents and back costs twice as much. Like URLComponents without
-        // resolving, this works on the URL's own (relative) text.
-        // (Searched as UTF-8: characters would cost grapheme breaking.)
-        let text = url.relativeString
+        // Going through URLComponents and back costs twice as much as parsing the text once. Like
+        // URLComponents without resolving, this works on the URL's own (relative) text.
+        URL(string: text(url.relativeString, appendingQuery: query))
+    }
+
+    /// The text of a URL (percent-encoded, as a parsed URL's is) with `query` added to its query.
+    static func text(_ text: String, appendingQuery query: String) -> String {
+        // In such a text, the query runs from the first "?" to the fragment's "#" (neither
+        // appears unencoded anywhere else). (Searched as UTF-8: characters would cost grapheme
+        // breaking.)
         let utf8 = text.utf8
         let fragmentStart = utf8.firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
         let questionMark = utf8[..<fragmentStart].firstIndex(of: UInt8(ascii: "?"))
@@ -161,7 +165,7 @@ public struct ParameterEncoding: Sendable {
         appended += questionMark.map { utf8.index(after: $0) == fragmentStart ? "" : "&" } ?? "?"
         appended += query
         appended += text[fragmentStart...]
-        return URL(string: appended)
+        return appended
     }
 
     /// The query string `encode(_:with:)` would add to the URL of a request with this `method`,

@@ -30,6 +30,12 @@ enum ParameterValue {
     /// `NSNumber` is checked first by its dynamic class, because on Linux a Swift `Int` or
     /// `Bool` also casts to `NSNumber` and an `NSNumber` also casts to `Bool`.
     init(_ value: Any) {
+        // The common case first: a plain String (or an Optional holding one) takes every branch
+        // below to the same `.string`, past casts that cost thousands of instructions on Linux.
+        if let string = value as? String {
+            self = .string(string)
+            return
+        }
         if let optional = value as? any OptionalParameter {
             guard let wrapped = optional.wrappedParameter else {
                 self = .absent

@@ -123,21 +123,32 @@ public struct URLQueryEncoder: Sendable {
 
     /// Percent-encodes everything but unreserved characters, `?` and `/` (RFC 3986 §3.4).
     static func percentEncoded(_ string: String) -> String {
+        // Most keys and values need no encoding: returned as they are, without a copy.
+        if string.utf8.allSatisfy(isKeptAsIs) { return string }
         let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(string.utf8.count)
         for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "?"), UInt8(ascii: "/"):
+            if isKeptAsIs(byte) {
                 bytes.append(byte)
-            default:
+            } else {
                 bytes.append(UInt8(ascii: "%"))
                 bytes.append(hex[Int(byte >> 4)])
                 bytes.append(hex[Int(byte & 0x0F)])
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Unreserved characters, `?` and `/`: what a query keeps unencoded.
+    private static func isKeptAsIs(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "?"), UInt8(ascii: "/"):
+            return true
+        default:
+            return false
+        }
     }
 }

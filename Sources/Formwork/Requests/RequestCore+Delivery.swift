@@ -40,10 +40,15 @@ extension RequestCore {
 
     /// Waits for the outcome without going through the main actor. Cancelling the waiting Swift
     /// `Task` cancels the request.
+    ///
+    /// When this call starts the request, the first attempt is built in the waiting task itself:
+    /// it already runs off the caller's actor (a nonisolated async function runs on the global
+    /// executor), so a `Task` of its own would only add a hop per request.
     func outcome() async -> RequestOutcome {
-        start()
+        let attempt = beginFirstAttempt()
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            if let attempt { await run(attempt: attempt) }
+            return await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> RequestOutcome? in
                     if let outcome = state.outcome { return outcome }
                     state.waiters.append { continuation.resume(returning: $0) }

@@ -27,24 +27,32 @@ extension RequestCore {
     /// first value, then at most one value per ``notificationStep(forTotal:)`` bytes, and always
     /// a value that completes the total.
     func updateProgress(_ progress: TransferProgress, attempt: Int) {
-        let observers = state.withLock { state -> [ProgressObserver]? in
-            guard state.machine.acceptsProgress(attempt: attempt) else { return nil }
-            if let current = state.progress, current.completedBytes > progress.completedBytes { return nil }
-            let previous = state.progress
-            state.progress = progress
-            guard let notified = state.notifiedProgress, notified.totalBytes == progress.totalBytes,
-                previous != nil
-            else {
-                state.notifiedProgress = progress
-                return state.progressObservers
-            }
-            let step = Self.notificationStep(forTotal: progress.totalBytes)
-            guard progress.completedBytes - notified.completedBytes >= step || progress.isComplete,
-                progress != notified
-            else { return nil }
-            state.notifiedProgress = progress
-            return state.progressObservers
-        }
+        let observers = state.withLock { $0.recordProgress(progress, attempt: attempt) }
         for observer in observers ?? [] { observer(progress, attempt) }
+    }
+}
+
+extension RequestCore.State {
+    /// The locked step of ``RequestCore/updateProgress(_:attempt:)``, for callers that already hold
+    /// the lock for the same event.
+    /// - Returns: The observers to tell about `progress` (outside the lock), or nil for none.
+    mutating func recordProgress(
+        _ progress: TransferProgress, attempt: Int
+    ) -> [RequestCore.ProgressObserver]? {
+        guard machine.acceptsProgress(attempt: attempt) else { return nil }
+        if let current = self.progress, current.completedBytes > progress.completedBytes { return nil }
+        let previous = self.progress
+        self.progress = progress
+        guard let notified = notifiedProgress, notified.totalBytes == progress.totalBytes, previous != nil
+        else {
+            notifiedProgress = progress
+            return progressObservers
+        }
+        let step = RequestCore.notificationStep(forTotal: progress.totalBytes)
+        guard progress.completedBytes - notified.completedBytes >= step || progress.isComplete,
+            progress != notified
+        else { return nil }
+        notifiedProgress = progress
+        return progressObservers
     }
 }

@@ -107,26 +107,29 @@ extension RequestCore {
     /// `deliversAtCompletion`): recorded as the delegate's events would have, then completed.
     func taskDidFinish(data: Data?, response: URLResponse?, error: (any Error)?, attempt: Int) {
         let body = data ?? Data()
-        let sent = state.withLock { state -> Int64?? in
+        typealias Recorded = (progress: TransferProgress?, observers: [ProgressObserver])
+        // One locked step records the response and, on success, the final progress.
+        let recorded = state.withLock { state -> Recorded? in
             guard state.machine.dataReceived(attempt: attempt) == .record else { return nil }
             state.response = response as? HTTPURLResponse
             state.data = body
             state.bytesReceived = Int64(body.count)
-            return .some(state.prepared?.bodyLength)
-        }
-        guard let sent else { return }
-        if error == nil {
+            guard error == nil else { return (nil, []) }
             // What a progress observer added meanwhile may still hear: the final value.
+            let final: TransferProgress
             switch progressDirection {
             case .download:
-                let count = Int64(body.count)
-                updateProgress(TransferProgress(completedBytes: count, totalBytes: count), attempt: attempt)
+                final = TransferProgress(completedBytes: Int64(body.count), totalBytes: Int64(body.count))
             case .upload:
-                if let sent {
-                    state.withLock { $0.bytesSent = sent }
-                    updateProgress(TransferProgress(completedBytes: sent, totalBytes: sent), attempt: attempt)
-                }
+                guard let sent = state.prepared?.bodyLength else { return (nil, []) }
+                state.bytesSent = sent
+                final = TransferProgress(completedBytes: sent, totalBytes: sent)
             }
+            return (final, state.recordProgress(final, attempt: attempt) ?? [])
+        }
+        guard let recorded else { return }
+        if let progress = recorded.progress {
+            for observer in recorded.observers { observer(progress, attempt) }
         }
         taskDidComplete(error: error, attempt: attempt)
     }

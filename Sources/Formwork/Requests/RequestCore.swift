@@ -160,26 +160,37 @@ public final class RequestCore: Sendable {
 
     /// Starts the first attempt now (idempotent). The URLRequest is built off the caller's thread.
     func start() {
+        guard let attempt = beginFirstAttempt() else { return }
+        perform(.buildRequest(attempt: attempt))
+    }
+
+    /// Feeds the machine its `start` event (idempotent) and, when that begins the first attempt,
+    /// starts the session's deadline.
+    /// - Returns: The attempt the caller must now build with `run(attempt:)`, or nil if the
+    ///   request had already started.
+    func beginFirstAttempt() -> Int? {
         let (action, hasOwnDeadline) = state.withLock { state -> (RequestStateMachine.Action, Bool) in
             let action = state.event { $0.start() }
             if case .buildRequest = action { state.startedAt = Date() }
             return (action, state.hasOwnDeadline)
         }
-        guard case .buildRequest = action else { return }
+        guard case .buildRequest(let attempt) = action else { return nil }
         if !hasOwnDeadline, let deadline = session.configuration.deadline {
             setDeadline(deadline, own: false)
         }
-        perform(action)
+        return attempt
     }
 
     func run(attempt: Int) async {
         var prepared: PreparedRequest
         do {
             prepared = try await builder(attempt)
+            // With no adapter the request stays as built: no chain to run, nothing to compare.
+            let adapters = session.configuration.adapters + state.withLock { $0.adapters }
             let original = prepared.urlRequest
-            prepared.urlRequest = try await adapt(original)
+            if !adapters.isEmpty { prepared.urlRequest = try await adapt(original, with: adapters) }
             try FinalRequestCheck.validate(prepared.urlRequest)
-            if prepared.urlRequest != original {
+            if !adapters.isEmpty, prepared.urlRequest != original {
                 for monitor in session.configuration.eventMonitors {
                     monitor.requestDidAdapt(id, from: original, to: prepared.urlRequest)
                 }
@@ -251,11 +262,12 @@ public final class RequestCore: Sendable {
             && prepared.urlRequest.httpBodyStream == nil
     }
 
-    /// Runs the session's adapters, then the request's, in order.
-    private func adapt(_ request: URLRequest) async throws(NetworkError) -> URLRequest {
-        let chain = AdapterChain(session.configuration.adapters + state.withLock { $0.adapters })
+    /// Runs `adapters` (the session's, then the request's) in order.
+    private func adapt(_ request: URLRequest, with adapters: [any RequestAdapter]) async throws(NetworkError)
+        -> URLRequest
+    {
         do {
-            return try await chain.adapt(request)
+            return try await AdapterChain(adapters).adapt(request)
         } catch {
             throw NetworkError(
                 .requestBuildFailed, failureReason: "An adapter failed: \(error)", underlyingError: error,
@@ -396,7 +408,8 @@ public final class RequestCore: Sendable {
             // Taken where the event happens (`run`, `askRetriers`, the drain), or nothing to do.
             return
         case .buildRequest(let attempt):
-            // Building runs adapters (app code, async) off the caller's thread.
+            // Building runs adapters (app code, async) off the caller's thread; a request that is
+            // awaited builds in its waiting task instead (see `outcome()`).
             Task { await self.run(attempt: attempt) }
         case .cancelTaskAndBuildRequest(let attempt):
             let (oldTask, oldPrepared) = state.withLock { state in

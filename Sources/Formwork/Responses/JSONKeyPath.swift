@@ -233,6 +233,8 @@ private struct JSONScanner {
         var segmentIsASCII = true
         var isPlainASCII = true
         while index < bytes.count {
+            skipPlainASCII()
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):
@@ -257,6 +259,22 @@ private struct JSONScanner {
             }
         }
         throw malformed("unterminated string")
+    }
+
+    /// Moves past printable ASCII other than a quote or a backslash: what most of a string is,
+    /// and what `skipString` would pass one byte at a time without changing anything else.
+    private mutating func skipPlainASCII() {
+        var next = index
+        bytes.withUnsafeBufferPointer { buffer in
+            while next < buffer.count {
+                let byte = buffer[next]
+                if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    break
+                }
+                next += 1
+            }
+        }
+        index = next
     }
 
     /// Scans a string and returns its decoded value.

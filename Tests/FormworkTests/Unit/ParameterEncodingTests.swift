@@ -53,6 +53,18 @@ private let formContentType = "application/x-www-form-urlencoded; charset=utf-8"
         #expect(encoded.value(forHTTPHeaderField: "Content-Type") == formContentType)
     }
 
+    @Test(
+        "A query appended to a URL's text gives the URL the parsed URL gets",
+        arguments: [
+            "https://a.example/p", "https://a.example/p?x=1", "https://a.example/p?", "https://a.example/p#f",
+            "https://a.example/p?x=1#f?g", "https://a.example", "https://a.example:8080/a%20b/?",
+        ])
+    func queryOnText(text: String) throws {
+        let url = try #require(URL(string: text))
+        let appended = ParameterEncoding.text(text, appendingQuery: "q=%E4%B8%8A&r=2")
+        #expect(URL(string: appended) == ParameterEncoding.url(url, appendingQuery: "q=%E4%B8%8A&r=2"))
+    }
+
     @Test func queryAlwaysUsesQueryString() throws {
         let encoded = try encode(.query, ["a": 1], method: .post)
         #expect(encoded.url?.absoluteString == "https://api.example.com/items?a=1")

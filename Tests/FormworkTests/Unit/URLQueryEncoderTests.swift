@@ -89,6 +89,18 @@ private struct Point: Sendable {
         #expect(try encoder.encode(["a": ["b c": "v"]]) == "a%5Bb%20c%5D=v")
     }
 
+    @Test func stringsOfEveryKindEncodeAlike() throws {
+        let optional: String? = "a b"
+        let nested: String?? = "a b"
+        let parameters: Parameters = [
+            "plain": "a b", "optional": optional, "nested": nested, "substring": "a b"[...],
+            "safe": "Az09-._~?/",
+        ]
+        #expect(
+            try encoder.encode(parameters)
+                == "nested=a%20b&optional=a%20b&plain=a%20b&safe=Az09-._~?/&substring=a%20b")
+    }
+
     @Test func nullAndOptionals() throws {
         let some: String? = "here"
         let none: String? = nil

@@ -22,7 +22,7 @@ enum StreamItem: Sendable {
     var byteCount: Int {
         switch self {
         case .event(let event): event.data.utf8.count + event.type.utf8.count + event.id.utf8.count
-        case .line(let data, _): data.count
+        case .line(let data, _): data.count + 1  // its line end: even empty lines cost something
         case .chunk(let data): data.count
         }
     }

@@ -21,6 +21,11 @@ import Foundation
 ///
 /// The request is a ``Request``: `validate`, `adapt`, `retry`, `warn` and `reload` chain as usual,
 /// and ``load(_:)`` shows loading until the first item arrives.
+///
+/// **Timeouts.** The form's (or session's) idle `timeout` applies to each connection: a server
+/// silent for longer counts as a dropped connection (an event stream reconnects; send comments as
+/// keep-alives). A total deadline (the session's ``Session/Configuration/deadline`` or
+/// ``Request/deadline(_:)``) ends the whole stream, reconnections included.
 public final class StreamRequest: Request {
     /// The engine that runs the request.
     public let core: RequestCore

@@ -15,7 +15,8 @@ public struct StreamSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// - Returns: The iterator.
     public func makeAsyncIterator() -> Iterator {
         if conflict == nil { core.start() }
-        return Iterator(sequence: self, reader: Reader(core: core))
+        // A reader refused for reading another way must not cancel the stream it was refused.
+        return Iterator(sequence: self, reader: Reader(core: conflict == nil ? core : nil))
     }
 
     /// Reads the stream's items in order.
@@ -69,14 +70,14 @@ public struct StreamSequence<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Cancels the request when the reader is dropped (the loop was left).
     final class Reader: Sendable {
-        let core: RequestCore
+        let core: RequestCore?
 
-        init(core: RequestCore) {
+        init(core: RequestCore?) {
             self.core = core
         }
 
         deinit {
-            core.cancel()
+            core?.cancel()
         }
     }
 }

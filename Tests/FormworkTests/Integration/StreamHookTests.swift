@@ -29,8 +29,7 @@ private final class CountingScreen: Containable, Reloadable {
     }
 }
 
-@Suite(
-    "Stream hooks against the demo server: load until the first event, warn, reload", .timeLimit(.minutes(2)))
+@Suite("Stream hooks against the demo server", .timeLimit(.minutes(2)))
 @MainActor
 struct StreamHookTests {
     let client = Client()

@@ -18,6 +18,7 @@ final class Runner {
             UploadScenario(size: options.uploadSize),
             MessagesScenario(),
             ReloadScenario(),
+            StreamScenario(),
         ]
     }
 

@@ -49,6 +49,7 @@ struct MemoryCheck {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let mode = arguments.first ?? "download"
+        if mode == "stream" { return await StreamMemory.run(arguments) }  // issue 15: a long event stream
         let size = value(after: "--size", in: arguments).flatMap(Int64.init) ?? 1 << 30
         let limit = (value(after: "--limit-mib", in: arguments).flatMap(Int64.init) ?? 64) << 20
         let query = downloadModes.first { $0.key == mode }?.value

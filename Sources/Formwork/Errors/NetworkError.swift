@@ -123,6 +123,8 @@ extension NetworkError {
         public static let fileOperationFailed = Kind("fileOperationFailed")
         /// The server answered with a business error: an envelope whose code is not a success code.
         public static let business = Kind("business")
+        /// A stream's reader fell behind by more than the stream's buffer limit (see `StreamRequest`).
+        public static let streamBufferOverflow = Kind("streamBufferOverflow")
 
         /// `true` for the kinds that mean "the response arrived but could not be read".
         public var isResponseSerialization: Bool {

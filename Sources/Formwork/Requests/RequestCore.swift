@@ -311,6 +311,14 @@ public final class RequestCore: Sendable {
         for monitor in session.configuration.eventMonitors {
             monitor.requestWillRetry(id, after: failure, delay: delay, retryCount: retries)
         }
+        await waitAndRunNextAttempt(wait: wait, after: attempt, task: task, prepared: prepared)
+    }
+
+    /// Performs a `scheduleRetry` of the machine: gives up the failed attempt's task, waits
+    /// (cancellable by the request's end), then runs the next attempt if the machine says so.
+    func waitAndRunNextAttempt(
+        wait: Double, after attempt: Int, task: URLSessionTask?, prepared: PreparedRequest?
+    ) async {
         if let task { session.router.unregister(task) }
         prepared?.removeTemporaryFiles()
         if wait > 0 {
@@ -424,6 +432,7 @@ public final class RequestCore: Sendable {
             // As for `.buildRequest`: the next attempt is built off the delegate queue.
             Task { await self.run(attempt: attempt) }
         case .askRetriers(let attempt):
+            if reconnectsStream(after: reported, attempt: attempt) { return }
             let retriers = retriers()
             guard let failure = reported, !retriers.isEmpty else {
                 perform(

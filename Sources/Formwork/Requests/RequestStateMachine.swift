@@ -211,6 +211,18 @@ struct RequestStateMachine: Sendable {
         return .scheduleRetry(after: max(0, delay), attempt: attempt)
     }
 
+    /// A stream's connection `attempt` ended in a way its own rule answers with a reconnection
+    /// after `delay` seconds (an event stream that ended or dropped). Like a retry, but it is a
+    /// new connection, not a repair of a failed one: the retry count starts again from zero, so
+    /// retriers (a token refresh on 401) get their full budget on every connection.
+    mutating func reconnectDecided(attempt: Int, delay: Double) -> Action {
+        guard attempt <= self.attempt else { return illegal("reconnectDecided(\(attempt))") }
+        guard state == .askingRetriers(attempt: attempt) else { return .ignore }
+        retryCount = 0
+        state = .waitingToRetry(attempt: attempt)
+        return .scheduleRetry(after: max(0, delay), attempt: attempt)
+    }
+
     /// The retriers (or their absence) let the failure of `attempt` stand: the request ends.
     mutating func retryNotNeeded(attempt: Int) -> Action {
         guard attempt <= self.attempt else { return illegal("retryNotNeeded(\(attempt))") }

@@ -30,9 +30,10 @@ struct PublicNamesTests {
         "PasswordCredential",
         "Progressable", "Redaction", "ReloadMask", "Reloadable", "Request", "RequestAdapter", "RequestCore",
         "RequestFormable", "RequestMetrics", "RequestModel", "RequestRetrier", "Requestable", "ResumeData",
-        "Retrier",
-        "RetrierChain", "RetryContext", "RetryDecision", "RetryPolicy", "ScrollContainable", "Session",
-        "StubRegistry", "StubResponse", "TransferProgress", "TypedFormable", "URLQueryEncoder",
+        "Retrier", "RetrierChain", "RetryContext", "RetryDecision", "RetryPolicy", "ScrollContainable",
+        "ServerSentEvent",
+        "Session", "StreamReconnection", "StreamRequest", "StreamSequence", "StubRegistry", "StubResponse",
+        "TransferProgress", "TypedFormable", "URLQueryEncoder",
         "UploadDataFormable", "UploadFileFormable", "UploadFormable", "UploadMultipartFormable",
         "UploadRequest", "UploadStreamFormable", "Warnable",
     ]

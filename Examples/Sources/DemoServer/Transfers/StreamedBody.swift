@@ -16,6 +16,8 @@ struct StreamedBody: Sendable {
     var fill: @Sendable (_ buffer: UnsafeMutableRawBufferPointer, _ offset: Int64) -> Void
     /// Told how many bytes were handed to the connection, chunk by chunk (for `/stats`).
     var onSent: @Sendable (_ count: Int) -> Void
+    /// Told when the client closed the connection before the body ended (for `/sse/closed`).
+    var onClientClose: @Sendable () -> Void = {}
 }
 
 /// Writes one `StreamedBody` on a connection, on its event loop, with back-pressure: it writes
@@ -118,6 +120,7 @@ final class StreamedBodyWriter {
     func connectionClosed() {
         guard !done else { return }
         done = true
+        body.onClientClose()
         finished(self)
     }
 

@@ -1,0 +1,51 @@
+import Foundation
+
+extension Session {
+    /// Opens a stream: a request whose body is read as it arrives, as server-sent events, JSON
+    /// lines, text lines or byte chunks (see ``StreamRequest``).
+    ///
+    /// ```swift
+    /// for try await event in session.stream(ScoresForm()).events() { print(event.data) }
+    /// ```
+    ///
+    /// The request starts when it is first read (or at its first hook or ``Request/resume()``).
+    /// - Parameters:
+    ///   - form: What to request (usually a GET).
+    ///   - bufferLimit: The most bytes held for a reader that falls behind (see
+    ///     ``StreamRequest/bufferLimit``).
+    ///   - reconnection: How an event stream reconnects.
+    /// - Returns: The request.
+    public func stream(
+        _ form: some RequestFormable, bufferLimit: Int = StreamRequest.defaultBufferLimit,
+        reconnection: StreamReconnection = .default
+    ) -> StreamRequest {
+        let (snapshot, configuration) = (FormSnapshot(form), self.configuration)
+        let sink = StreamSink(limit: max(bufferLimit, 1), reconnection: reconnection)
+        let core = RequestCore(session: self, sink: sink, progress: .download) { _ in
+            var request = try URLRequestBuilder.request(for: snapshot, configuration: configuration)
+            sink.prepare(&request)
+            return PreparedRequest(urlRequest: request)
+        }
+        // The stream's last word on how a connection ended (runs after any status check).
+        core.updateValidation { rules in
+            rules.custom.append { _, response, _ in try sink.checkEnd(response) }
+        }
+        return StreamRequest(core: core, sink: sink)
+    }
+}
+
+extension Requestable {
+    /// Opens a stream whose body is read as it arrives (see ``Session/stream(_:bufferLimit:reconnection:)``).
+    /// - Parameters:
+    ///   - form: What to request.
+    ///   - session: The session that runs it.
+    ///   - bufferLimit: The most bytes held for a reader that falls behind.
+    ///   - reconnection: How an event stream reconnects.
+    /// - Returns: The request.
+    public func stream(
+        _ form: some RequestFormable, session: Session = .default,
+        bufferLimit: Int = StreamRequest.defaultBufferLimit, reconnection: StreamReconnection = .default
+    ) -> StreamRequest {
+        session.stream(form, bufferLimit: bufferLimit, reconnection: reconnection)
+    }
+}

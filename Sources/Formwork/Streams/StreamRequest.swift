@@ -1,0 +1,184 @@
+import Foundation
+
+/// A request whose response body is read as it arrives: server-sent events (reconnected after a
+/// drop), JSON lines, text lines or byte chunks. What `stream(_:)` returns.
+///
+/// ```swift
+/// for try await event in session.stream(ScoresForm()).events() {
+///     show(event.data)
+/// }
+/// ```
+///
+/// Read it one way, with one reader at a time: the first of ``events()``, ``lines()``,
+/// ``jsonLines(of:decoder:skippingInvalidLines:)`` or ``chunks()`` chooses. Reading starts the
+/// request; leaving the loop, or cancelling the reading `Task`, cancels it.
+///
+/// **Memory.** Only the event or line being read and the items the reader has not taken yet are
+/// held. When the reader falls more than ``bufferLimit`` bytes behind the server, the stream
+/// does not block the session, drop items or grow: it ends with a
+/// ``NetworkError/Kind/streamBufferOverflow`` error, after the reader has had every item that
+/// arrived before it.
+///
+/// The request is a ``Request``: `validate`, `adapt`, `retry`, `warn` and `reload` chain as usual,
+/// and ``load(_:)`` shows loading until the first item arrives.
+///
+/// **Timeouts.** The form's (or session's) idle `timeout` applies to each connection: a server
+/// silent for longer counts as a dropped connection (an event stream reconnects; send comments as
+/// keep-alives). A total deadline (the session's ``Session/Configuration/deadline`` or
+/// ``Request/deadline(_:)``) ends the whole stream, reconnections included.
+public final class StreamRequest: Request {
+    /// The engine that runs the request.
+    public let core: RequestCore
+    let sink: StreamSink
+
+    /// The default ``bufferLimit``: 4 MiB.
+    public static let defaultBufferLimit = 4 << 20
+
+    init(core: RequestCore, sink: StreamSink) {
+        self.core = core
+        self.sink = sink
+    }
+
+    /// The most bytes held for the reader: items it has not taken yet plus the event or line
+    /// being read. Past it the stream fails with ``NetworkError/Kind/streamBufferOverflow``.
+    public var bufferLimit: Int { sink.buffer.limit }
+
+    /// How the event stream reconnects (see ``events()``).
+    public var reconnection: StreamReconnection { sink.reconnection }
+
+    /// Reads the body as server-sent events (`text/event-stream`), parsed as the WHATWG HTML
+    /// standard says.
+    ///
+    /// When a connection drops or ends, the stream reconnects after the server's `retry:` (see
+    /// ``StreamReconnection``), sending `Last-Event-ID`: adapters, the authenticator (a token
+    /// refresh on 401) and event monitors run for every connection. A 204 ends the sequence
+    /// normally. Any other status, or a `Content-Type` other than `text/event-stream`, fails it
+    /// for good with a ``NetworkError``.
+    /// - Returns: The events, in order.
+    public func events() -> StreamSequence<ServerSentEvent> {
+        read(.events) { item in
+            guard case .event(let event) = item else { return nil }
+            return .success(event)
+        }
+    }
+
+    /// Reads the body as lines of text (UTF-8, invalid bytes replaced), split at CR, LF or CR LF;
+    /// a final line without a line end counts. Not reconnected.
+    /// - Returns: The lines, without their line ends.
+    public func lines() -> StreamSequence<String> {
+        read(.lines) { item in
+            guard case .line(let data, _) = item else { return nil }
+            return .success(String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    /// Reads the body as JSON lines (NDJSON): each line that is not blank is decoded as `T`.
+    /// Not reconnected.
+    /// - Parameters:
+    ///   - type: The type of each line.
+    ///   - decoder: The decoder to use.
+    ///   - skippingInvalidLines: `true` to skip lines that do not decode; `false` (the default)
+    ///     ends the sequence with a ``NetworkError/Kind/decodingFailed`` error naming the line.
+    /// - Returns: The decoded values, in order.
+    public func jsonLines<T: Decodable & Sendable>(
+        of type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder(), skippingInvalidLines: Bool = false
+    ) -> StreamSequence<T> {
+        let request = self.request
+        return read(.lines) { item in
+            guard case .line(let data, let number) = item else { return nil }
+            guard data.contains(where: { !JSONLine.isBlank($0) }) else { return nil }
+            do {
+                return .success(try decoder.decode(T.self, from: data))
+            } catch {
+                if skippingInvalidLines { return nil }
+                return .failure(
+                    JSONLine.error(error, line: number, data: data, type: T.self, request: request))
+            }
+        }
+    }
+
+    /// Reads the body as byte chunks, as they arrive (their sizes depend on the network). Not
+    /// reconnected.
+    /// - Returns: The chunks.
+    public func chunks() -> StreamSequence<Data> {
+        read(.chunks) { item in
+            guard case .chunk(let data) = item else { return nil }
+            return .success(data)
+        }
+    }
+
+    private func read<Element: Sendable>(
+        _ mode: StreamMode, transform: @escaping @Sendable (StreamItem) -> Result<Element, NetworkError>?
+    ) -> StreamSequence<Element> {
+        let conflict: NetworkError? =
+            sink.choose(mode)
+            ? nil
+            : NetworkError(
+                .requestBuildFailed,
+                failureReason: "This stream is already read another way; a stream is read one way only.")
+        return StreamSequence(core: core, buffer: sink.buffer, conflict: conflict, transform: transform)
+    }
+
+    /// Shows loading UI until the stream's first item arrives (or the request ends without one).
+    ///
+    /// `loadable.begin()` runs now and again before a reload; `loadable.end()` runs once per run,
+    /// at the first event, line or chunk. Reconnections of an event stream do not show it again.
+    /// - Parameter loadable: What to show; defaults to ``LoadType/none``.
+    /// - Returns: The request.
+    @MainActor
+    @discardableResult
+    public func load(_ loadable: some Loadable = LoadType.none) -> Self {
+        let span = LoadSpan(begin: { loadable.begin() }, end: { loadable.end() })
+        span.begin()
+        core.onLaterAttemptStart { span.begin() }
+        sink.buffer.onFirstItem { Task { @MainActor in span.end() } }
+        core.append { _ in await span.end() }
+        return self
+    }
+}
+
+/// One `load` on a stream: `end()` runs once for each `begin()`, whichever comes first of the
+/// first item and the request's end.
+@MainActor
+private final class LoadSpan {
+    private let onBegin: @MainActor @Sendable () -> Void
+    private let onEnd: @MainActor @Sendable () -> Void
+    private var isOpen = false
+
+    init(begin: @escaping @MainActor @Sendable () -> Void, end: @escaping @MainActor @Sendable () -> Void) {
+        onBegin = begin
+        onEnd = end
+    }
+
+    func begin() {
+        isOpen = true
+        onBegin()
+    }
+
+    func end() {
+        guard isOpen else { return }
+        isOpen = false
+        onEnd()
+    }
+}
+
+/// The rules of a JSON line.
+enum JSONLine {
+    /// Whitespace JSON allows around a value.
+    static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+            || byte == UInt8(ascii: "\n")
+    }
+
+    /// The error for a line that does not decode: it names the line and shows its start.
+    static func error(_ error: any Error, line: Int, data: Data, type: Any.Type, request: URLRequest?)
+        -> NetworkError
+    {
+        let text = String(decoding: data.prefix(120), as: UTF8.self)
+        return NetworkError(
+            .decodingFailed,
+            failureReason:
+                "JSON line \(line) could not be decoded as \(type): \(error). The line begins: \(text)",
+            underlyingError: error, request: request)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// Where a stream's body goes: parsed on the session's delegate queue into items for the
+/// ``StreamBuffer`` (short, constant work per chunk: the queue is never blocked on the reader).
+///
+/// It also keeps what outlives one connection of an event stream: the last event ID, the server's
+/// `retry`, and how many connections in a row ended without an event (for the back-off).
+final class StreamSink: ResponseSink {
+    private struct State {
+        var mode: StreamMode?
+        /// Body bytes that arrived before a reader chose the mode.
+        var unread = Data()
+        var feed: StreamFeed?
+        /// The attempt whose body is being read.
+        var attempt = 0
+        /// Set when the current connection must not be read (an event stream answered with
+        /// another status or content type): its first body bytes fail the attempt with it.
+        var rejection: NetworkError?
+        var lastEventID = ""
+        var retry: Int?
+        var eventsInConnection = 0
+        var quietConnections = 0
+    }
+
+    let buffer: StreamBuffer
+    let reconnection: StreamReconnection
+    private let state = Protected(State())
+
+    init(limit: Int, reconnection: StreamReconnection) {
+        buffer = StreamBuffer(limit: limit)
+        self.reconnection = reconnection
+    }
+
+    /// The mode the reader chose, if any yet.
+    var mode: StreamMode? { state.withLock { $0.mode } }
+
+    /// The reader chose how to read the stream. Returns `false` when it was already read another
+    /// way. Bytes that came before the choice are parsed now.
+    func choose(_ mode: StreamMode) -> Bool {
+        // nil: already read another way.
+        let items = state.withLock { state -> [StreamItem]? in
+            if let chosen = state.mode { return chosen == mode ? [] : nil }
+            state.mode = mode
+            guard !state.unread.isEmpty else { return [] }
+            var feed = StreamFeed(mode: mode)
+            var items: [StreamItem] = []
+            feed.feed(state.unread) { items.append($0) }
+            state.unread = Data()
+            state.feed = feed
+            return items
+        }
+        guard let items else { return false }
+        for item in items { try? buffer.append(item) }
+        return true
+    }
+
+    /// The headers a new attempt sends, and the buffer reopened after a reload.
+    func prepare(_ request: inout URLRequest) {
+        buffer.reopen()
+        let (mode, lastEventID) = state.withLock { ($0.mode, $0.lastEventID) }
+        guard mode == .events else { return }
+        if request.value(forHTTPHeaderField: "Accept") == nil {
+            request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        }
+        request.setValue("no-store", forHTTPHeaderField: "Cache-Control")
+        if !lastEventID.isEmpty { request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID") }
+    }
+
+    // MARK: ResponseSink
+
+    func open(_ response: HTTPURLResponse, attempt: Int) -> SinkDecision {
+        let accepted = state.withLock { state -> Bool in
+            state.attempt = attempt
+            state.eventsInConnection = 0
+            state.rejection = nil
+            state.feed = state.mode.map { StreamFeed(mode: $0) }
+            state.unread = Data()
+            if state.mode == .events, let failure = EventStreamRule.rejection(of: response) {
+                state.rejection = failure
+            }
+            return (200..<300).contains(response.statusCode) && response.statusCode != 204
+        }
+        return accepted ? .write(TransferProgress(completedBytes: 0, totalBytes: nil)) : .collectInMemory
+    }
+
+    func write(_ data: Data) throws(NetworkError) -> TransferProgress {
+        typealias Fed = (items: [StreamItem], pending: Int, failure: NetworkError?)
+        let fed = state.withLock { state -> Fed in
+            if let rejection = state.rejection { return ([], 0, rejection) }
+            if state.feed == nil, let mode = state.mode { state.feed = StreamFeed(mode: mode) }
+            guard var feed = state.feed else {
+                state.unread.append(data)
+                let held = state.unread.count
+                return ([], 0, held > buffer.limit ? StreamBuffer.overflow(held, limit: buffer.limit) : nil)
+            }
+            var items: [StreamItem] = []
+            feed.feed(data) { items.append($0) }
+            state.feed = feed
+            state.lastEventID = feed.lastEventID
+            if let retry = feed.retry { state.retry = retry }
+            state.eventsInConnection += items.count
+            if !items.isEmpty { state.quietConnections = 0 }
+            return (items, feed.pendingByteCount, nil)
+        }
+        if let failure = fed.failure { throw failure }
+        for item in fed.items { try buffer.append(item, pendingBytes: fed.pending) }
+        if fed.items.isEmpty, fed.pending > buffer.limit {
+            throw StreamBuffer.overflow(fed.pending + buffer.byteCount, limit: buffer.limit)
+        }
+        return TransferProgress(completedBytes: 0, totalBytes: nil)
+    }
+
+    func close(attempt: Int, error: NetworkError?) -> NetworkError? {
+        var failure = error
+        if error == nil {
+            // The request ended cleanly: a final line without a line end still counts.
+            let items = state.withLock { state -> [StreamItem] in
+                var items: [StreamItem] = []
+                state.feed?.finish { items.append($0) }
+                state.feed = nil
+                return items
+            }
+            do {
+                for item in items { try buffer.append(item) }
+            } catch {
+                failure = error
+            }
+        }
+        buffer.finish(failure)
+        return failure
+    }
+
+    func isComplete(attempt: Int) -> Bool { false }
+
+    // MARK: Reconnecting
+
+    /// Checks how a connection of an event stream ended (run as the request's last validator):
+    /// a clean end of a 200 `text/event-stream` is a reason to reconnect, reported as
+    /// ``EventStreamRule/EndOfConnection``.
+    func checkEnd(_ response: HTTPURLResponse) throws {
+        let (mode, rejection) = state.withLock { ($0.mode, $0.rejection) }
+        guard mode == .events else { return }
+        if let rejection { throw rejection }
+        if let failure = EventStreamRule.rejection(of: response) { throw failure }
+        if response.statusCode == 200 { throw EventStreamRule.EndOfConnection() }
+    }
+
+    /// The wait before reconnecting after `failure`, or `nil` when the stream must not reconnect.
+    func reconnectDelay(after failure: NetworkError) -> TimeInterval? {
+        let facts = state.withLock { state -> EventStreamRule.Facts? in
+            guard state.mode == .events else { return nil }
+            if state.eventsInConnection == 0 { state.quietConnections += 1 }
+            state.eventsInConnection = 0
+            return EventStreamRule.Facts(retry: state.retry, quietConnections: state.quietConnections)
+        }
+        guard let facts else { return nil }
+        return EventStreamRule.reconnectDelay(
+            after: failure, facts: facts, policy: reconnection, random: Double.random(in: 0...1))
+    }
+}

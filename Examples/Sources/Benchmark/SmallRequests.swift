@@ -54,7 +54,9 @@ struct SmallRequests: Requestable {
     func run(report: Report) async {
         let raw = URLSession(configuration: .default)
         defer { raw.finishTasksAndInvalidate() }
-        let session = Session()
+        // Like for like: raw URLSession sends every request, so Formwork must not share identical
+        // ones in flight here (the coalescing phase measures that).
+        let session = Session { $0.coalescesRequests = false }
         for concurrency in [1, options.concurrency] {
             let title =
                 concurrency == 1

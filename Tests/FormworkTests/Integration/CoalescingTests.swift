@@ -239,7 +239,9 @@ struct CoalescingTests {
         let key = newKey()
         let url = try await heldURL(key)
         let monitor = CoalescingMonitor()
-        let session = Session { $0.eventMonitors = [monitor] }
+        let lines = Protected([String]())
+        let logger = ConsoleLogger { line in lines.withLock { $0.append(line) } }
+        let session = Session { $0.eventMonitors = [monitor, logger] }
         let requests = (0..<5).map { _ in client.request(TestForm(url: url), session: session).resume() }
         try await waitUntilShared(by: 5, url: url, in: session)
         try await release(key)
@@ -251,6 +253,10 @@ struct CoalescingTests {
         #expect(Set(events.coalesced.map(\.id) + events.started) == Set(requests.map(\.id)))
         #expect(events.finished.count == 5)
         #expect(events.finished.allSatisfy { $0.error == nil && $0.response?.statusCode == 200 })
+        let logged = lines.current
+        #expect(logged.filter { $0.hasPrefix("→ GET") }.count == 1)
+        #expect(logged.filter { $0.hasPrefix("⇢ GET") && $0.contains("shares the request") }.count == 4)
+        #expect(logged.filter { $0.hasPrefix("← 200 GET") }.count == 5)
         #expect(try await serverCount(key).hits == 1)
     }
 }

@@ -83,10 +83,11 @@ enum CoalescingRoutes {
         }
         let size = min(max(Int(request.queryValue("size") ?? "0") ?? 0, 0), 1 << 20)
         let delay = Int64(request.queryValue("ms") ?? "").map { min(max($0, 0), 10_000) }
-        let promise = context.eventLoop.makePromise(of: DemoResponse.self)
+        // Only a held request gets a promise: NIO traps on one that is never completed.
+        let promise = delay == nil ? context.eventLoop.makePromise(of: DemoResponse.self) : nil
         let (hit, released) = update(key) { counter -> (Int, Bool) in
             counter.hits += 1
-            if !counter.released, delay == nil { counter.held[counter.hits] = promise }
+            if !counter.released, let promise { counter.held[counter.hits] = promise }
             return (counter.hits, counter.released)
         }
         var response = DemoResponse.json([
@@ -95,17 +96,24 @@ enum CoalescingRoutes {
         ])
         response.headers.add(name: "X-Coalesce-Hit", value: String(hit))
         let answer = response
-        if released { return .respond(answer) }
+        if released {
+            promise?.succeed(answer)  // never held: completed so that it does not leak
+            return .respond(answer)
+        }
         if let delay {
             let later = context.eventLoop.scheduleTask(in: .milliseconds(delay)) { answer }
             return .deferred(later.futureResult)
         }
         // The client gave up before the answer: its connection closed while the request was held.
         context.closeFuture?.whenComplete { _ in
-            update(key) { counter in
-                if counter.held.removeValue(forKey: hit) != nil { counter.closed += 1 }
+            let dropped = update(key) { counter -> EventLoopPromise<DemoResponse>? in
+                let removed = counter.held.removeValue(forKey: hit)
+                if removed != nil { counter.closed += 1 }
+                return removed
             }
+            dropped?.succeed(answer)  // completed (nobody reads it) so that it does not leak
         }
+        guard let promise else { return .respond(answer) }
         return .deferred(promise.futureResult.map { _ in answer })
     }
 

@@ -55,6 +55,8 @@ struct Benchmark {
                 await Uploads(base: base, options: options, directory: directory).run(report: report)
             case .resume:
                 await Resume(base: base, options: options, directory: directory).run(report: report)
+            case .coalescing:
+                await Coalescing(base: base, options: options).run(report: report)
             }
         }
     }

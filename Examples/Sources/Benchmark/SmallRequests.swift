@@ -60,7 +60,9 @@ struct SmallRequests: Requestable {
         configuration.urlCache = nil
         let raw = URLSession(configuration: configuration)
         defer { raw.finishTasksAndInvalidate() }
-        let session = Session()
+        // Like for like: raw URLSession sends every request, so Formwork must not share identical
+        // ones in flight here (the coalescing phase measures that).
+        let session = Session { $0.coalescesRequests = false }
         for concurrency in [1, options.concurrency] {
             let title =
                 concurrency == 1

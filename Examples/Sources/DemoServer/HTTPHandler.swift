@@ -112,7 +112,8 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func handle(_ request: DemoRequest, context: ChannelHandlerContext) {
         stats.recordRequest(path: request.path)
-        let routeContext = RouteContext(eventLoop: context.eventLoop, stats: stats)
+        let routeContext = RouteContext(
+            eventLoop: context.eventLoop, stats: stats, closeFuture: context.channel.closeFuture)
         switch router.route(request, context: routeContext) {
         case .respond(let response):
             write(response, to: request, context: context)

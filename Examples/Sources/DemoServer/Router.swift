@@ -26,6 +26,8 @@ struct RouteContext {
     /// The connection's event loop, for timers.
     let eventLoop: any EventLoop
     let stats: ServerStats
+    /// Completes when the connection closes (e.g. the client gave up on a held response).
+    var closeFuture: EventLoopFuture<Void>? = nil
 }
 
 /// One endpoint: which methods and paths it answers, and how.
@@ -91,6 +93,7 @@ struct Router: Sendable {
             + SecurityRoutes.routes
             + IdempotencyRoutes.routes
             + StreamRoutes.routes
+            + CoalescingRoutes.routes
     )
 
     func route(_ request: DemoRequest, context: RouteContext) -> RouteOutcome {

@@ -13,25 +13,31 @@ struct FormSnapshot: RequestFormable, Sendable {
     let timeout: TimeInterval?
     let parameters: Parameters
     let encoding: ParameterEncoding
+    let coalescesRequests: Bool
 
     /// Reads a form with parameters.
     /// - Parameter form: The form, read on the caller's actor.
     init(_ form: some RequestFormable) {
-        self.init(form, parameters: form.parameters, encoding: form.encoding)
+        self.init(
+            form, parameters: form.parameters, encoding: form.encoding,
+            coalescesRequests: form.coalescesRequests)
     }
 
     /// Reads a form without parameters (uploads), keeping the defaults for them.
     /// - Parameter form: The form, read on the caller's actor.
     init(base form: some Formable) {
-        self.init(form, parameters: [:], encoding: .url)
+        self.init(form, parameters: [:], encoding: .url, coalescesRequests: false)
     }
 
-    private init(_ form: some Formable, parameters: Parameters, encoding: ParameterEncoding) {
+    private init(
+        _ form: some Formable, parameters: Parameters, encoding: ParameterEncoding, coalescesRequests: Bool
+    ) {
         self.url = form.url
         self.method = form.method
         self.headers = form.headers
         self.timeout = form.timeout
         self.parameters = parameters
         self.encoding = encoding
+        self.coalescesRequests = coalescesRequests
     }
 }

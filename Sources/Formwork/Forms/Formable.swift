@@ -49,6 +49,14 @@ public protocol RequestFormable: Formable {
     /// How the parameters are encoded. Defaults to ``ParameterEncoding/url``: a query string for
     /// GET, HEAD and DELETE, a form body otherwise.
     var encoding: ParameterEncoding { get }
+    /// Whether this request may share the network request of an identical one already in flight
+    /// (same final URL, method and headers, after adapters): the server then sees one request, and
+    /// each caller still gets its own hooks, validation, decoding, retries and cancellation. Only
+    /// GET and HEAD requests without a body are ever coalesced, never downloads or uploads; the
+    /// session can turn it off for all its requests (``Session/Configuration/coalescesRequests``).
+    /// Defaults to `true`. Return `false` for a call that must reach the server each time it is
+    /// made (e.g. a poll whose every answer matters).
+    var coalescesRequests: Bool { get }
 }
 
 extension RequestFormable {
@@ -56,6 +64,8 @@ extension RequestFormable {
     public var parameters: Parameters { [:] }
     /// ``ParameterEncoding/url``.
     public var encoding: ParameterEncoding { .url }
+    /// `true`: identical GET and HEAD requests in flight share one network request.
+    public var coalescesRequests: Bool { true }
 }
 
 /// A form that knows the type of its response, so `send(_:)` can return it directly.

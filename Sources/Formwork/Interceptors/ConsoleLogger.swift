@@ -41,6 +41,14 @@ public struct ConsoleLogger: EventMonitor {
         write(line)
     }
 
+    /// Prints the request line of a request that shares another one's network request.
+    public func requestDidCoalesce(_ id: UUID, request: URLRequest, attempt: Int, sharingWith leaderID: UUID)
+    {
+        write(
+            "⇢ \(request.httpMethod ?? "GET") \(redaction.url(request.url)) (attempt \(attempt)) shares the "
+                + "request \(leaderID.uuidString.prefix(8)) in flight")
+    }
+
     /// Prints the retry and its delay.
     public func requestWillRetry(_ id: UUID, after error: NetworkError, delay: TimeInterval, retryCount: Int)
     {

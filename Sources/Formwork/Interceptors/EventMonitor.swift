@@ -32,6 +32,16 @@ public protocol EventMonitor: Sendable {
     ///   - request: What is sent.
     ///   - attempt: The attempt number, from 1.
     func requestDidStart(_ id: UUID, request: URLRequest, attempt: Int)
+    /// An attempt shares the network request of an identical request already in flight
+    /// (coalescing): it sends nothing itself, so it gets this instead of
+    /// ``requestDidStart(_:request:attempt:)``. Monitors see one network request (one
+    /// `requestDidStart`) and each logical request (one ``requestDidFinish(_:)`` each).
+    /// - Parameters:
+    ///   - id: The request's id.
+    ///   - request: What it would have sent (identical to what the other request sent).
+    ///   - attempt: The attempt number, from 1.
+    ///   - leaderID: The id of the request that started the network request.
+    func requestDidCoalesce(_ id: UUID, request: URLRequest, attempt: Int, sharingWith leaderID: UUID)
     /// Adapters changed an attempt's request.
     /// - Parameters:
     ///   - id: The request's id.
@@ -53,6 +63,9 @@ public protocol EventMonitor: Sendable {
 extension EventMonitor {
     /// Does nothing.
     public func requestDidStart(_ id: UUID, request: URLRequest, attempt: Int) {}
+    /// Does nothing.
+    public func requestDidCoalesce(_ id: UUID, request: URLRequest, attempt: Int, sharingWith leaderID: UUID)
+    {}
     /// Does nothing.
     public func requestDidAdapt(_ id: UUID, from original: URLRequest, to adapted: URLRequest) {}
     /// Does nothing.

@@ -23,6 +23,9 @@ struct PreparedRequest: Sendable {
     /// it must send the body again within an attempt (Apple: redirects 307/308, authentication
     /// challenges, a re-sent request); a stream already read cannot be read again.
     var makeBodyStream: (@Sendable () throws -> InputStream)?
+    /// Whether the form lets this attempt share an identical request's network request
+    /// (``RequestFormable/coalescesRequests``); the session and the rules of ``CoalescingKey`` decide.
+    var coalesces = false
 
     /// Removes the attempt's temporary files.
     func removeTemporaryFiles() {

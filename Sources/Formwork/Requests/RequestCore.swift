@@ -31,6 +31,8 @@ public final class RequestCore: Sendable {
         var machine = RequestStateMachine()
         var startedAt: Date?
         var task: URLSessionTask?
+        /// The coalesced network request `task` belongs to, when identical requests share it.
+        var flight: Flight?
         var prepared: PreparedRequest?
         var response: HTTPURLResponse?
         var data = Data()
@@ -211,21 +213,12 @@ public final class RequestCore: Sendable {
         if let idleTimeout { prepared.urlRequest.timeoutInterval = IdleTimeout.forURLSession(idleTimeout) }
         // The task is made in the same locked step as the transition, so a cancel that follows
         // always finds it; it is resumed outside the lock.
-        let task = state.withLock { state -> URLSessionTask? in
+        let task = state.withLock { state -> AttemptTask? in
             guard case .createAndResumeTask = state.event({ $0.adapted(attempt: attempt) }) else {
                 return nil
             }
-            let task: URLSessionTask
             let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
-            if atCompletion {
-                task = prepared.makeTask(in: session.urlSession) { data, response, error in
-                    self.taskDidFinish(data: data, response: response, error: error, attempt: attempt)
-                }
-            } else {
-                task = prepared.makeTask(in: session.urlSession)
-            }
-            // Also for completion-handler tasks: redirects and authentication challenges need it.
-            session.router.register(task, handler: self, attempt: attempt, deliversAtCompletion: atCompletion)
+            let task = makeOrJoinTask(prepared, attempt: attempt, atCompletion: atCompletion, state: &state)
             state.prepared = prepared
             state.response = nil
             state.data = Data()
@@ -235,18 +228,15 @@ public final class RequestCore: Sendable {
             state.notifiedProgress = nil
             state.bytesSent = 0
             state.bytesReceived = 0
-            state.task = task
+            state.task = task.task
             return task
         }
         guard let task else {
             prepared.removeTemporaryFiles()  // discarded: cancelled or stale meanwhile
             return
         }
-        for monitor in session.configuration.eventMonitors {
-            monitor.requestDidStart(id, request: prepared.urlRequest, attempt: attempt)
-        }
-        if let idleTimeout { watchIdleTimeout(idleTimeout, task: task, attempt: attempt) }
-        task.resume()
+        if let idleTimeout { watchIdleTimeout(idleTimeout, task: task.task, attempt: attempt) }
+        begin(task, request: prepared.urlRequest, attempt: attempt)
     }
 
     /// Whether this attempt can take its response in one completion handler instead of the
@@ -319,7 +309,7 @@ public final class RequestCore: Sendable {
     func waitAndRunNextAttempt(
         wait: Double, after attempt: Int, task: URLSessionTask?, prepared: PreparedRequest?
     ) async {
-        if let task { session.router.unregister(task) }
+        if let task { releaseTask(task, cancelling: false) }
         prepared?.removeTemporaryFiles()
         if wait > 0 {
             // A task of its own so that the request's end can cancel the wait (see `recordOutcome`).
@@ -375,8 +365,7 @@ public final class RequestCore: Sendable {
                 }
                 guard let activity else { return }
                 if timeout.check(activity, now: Date()) {
-                    self.session.router.unregister(task)
-                    task.cancel()
+                    self.releaseTask(task, cancelling: true)
                     self.taskDidComplete(error: URLError(.timedOut), attempt: attempt)
                     return
                 }
@@ -424,10 +413,7 @@ public final class RequestCore: Sendable {
                 defer { state.task = nil }
                 return (state.task, state.prepared)
             }
-            if let oldTask {
-                session.router.unregister(oldTask)
-                oldTask.cancel()
-            }
+            if let oldTask { releaseTask(oldTask, cancelling: true) }
             oldPrepared?.removeTemporaryFiles()
             // As for `.buildRequest`: the next attempt is built off the delegate queue.
             Task { await self.run(attempt: attempt) }
@@ -470,10 +456,7 @@ public final class RequestCore: Sendable {
         let (prepared, task, attempt, request, response) = state.withLock { state in
             (state.prepared, state.task, state.machine.attempt, state.prepared?.urlRequest, state.response)
         }
-        if let task {
-            session.router.unregister(task)
-            if cancellingTask { task.cancel() }
-        }
+        if let task { releaseTask(task, cancelling: cancellingTask) }
         var error: NetworkError?
         switch ending {
         case .reported, .deadlineExceeded: error = reported

@@ -38,6 +38,9 @@ public final class Session: Sendable {
         public var downloadSegmentSize: Int64? = 8 << 20
         /// Monitors told about every request of the session (e.g. ``ConsoleLogger``).
         public var eventMonitors: [any EventMonitor] = []
+        /// Whether identical GET and HEAD requests made while one is in flight share its network
+        /// request (coalescing; see ``RequestFormable/coalescesRequests``). Defaults to `true`.
+        public var coalescesRequests = true
 
         // Credentials ------------------------------------------------------------------------
         /// Names (any letter case) of headers that carry credentials of your own, e.g.
@@ -64,6 +67,8 @@ public final class Session: Sendable {
     public let configuration: Configuration
     let urlSession: URLSession
     let router: SessionDelegate
+    /// The coalescable network requests in flight.
+    let coalescer = Coalescer()
 
     /// Creates a session.
     ///
@@ -144,7 +149,8 @@ public final class Session: Sendable {
                 session: self,
                 builder: { _ in
                     PreparedRequest(
-                        urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration))
+                        urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration),
+                        coalesces: form.coalescesRequests)
                 }
             ))
     }

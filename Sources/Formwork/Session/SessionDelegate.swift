@@ -10,6 +10,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         /// The task delivers its response to a completion handler: only redirects and challenges
         /// are routed, never its body events.
         let deliversAtCompletion: Bool
+        /// Set when identical requests share the task (coalescing): its events go to each of them.
+        let flight: Flight?
+
+        /// Hands an event to the request attempt that owns the task, or to each one sharing it.
+        func forEachTarget(_ deliver: (_ handler: RequestCore, _ attempt: Int) -> Void) {
+            guard let flight else { return deliver(handler, attempt) }
+            for target in flight.deliveryTargets() { deliver(target.core, target.attempt) }
+        }
     }
 
     private let routes = Protected([Int: Route]())
@@ -21,11 +29,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         self.configuration = configuration
     }
 
-    /// Routes `task`'s events to `handler` for attempt `attempt`. Call before resuming the task.
+    /// Routes `task`'s events to `handler` for attempt `attempt`, or to every request in `flight`.
+    /// Call before resuming the task.
     func register(
-        _ task: URLSessionTask, handler: RequestCore, attempt: Int, deliversAtCompletion: Bool = false
+        _ task: URLSessionTask, handler: RequestCore, attempt: Int, deliversAtCompletion: Bool = false,
+        flight: Flight? = nil
     ) {
-        let route = Route(handler: handler, attempt: attempt, deliversAtCompletion: deliversAtCompletion)
+        let route = Route(
+            handler: handler, attempt: attempt, deliversAtCompletion: deliversAtCompletion, flight: flight)
         routes.withLock { $0[task.taskIdentifier] = route }
     }
 
@@ -58,20 +69,22 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancel)
             return
         }
-        completionHandler(route.handler.taskDidReceive(response: response, attempt: route.attempt))
+        var disposition = URLSession.ResponseDisposition.cancel
+        route.forEachTarget { handler, attempt in
+            if handler.taskDidReceive(response: response, attempt: attempt) == .allow { disposition = .allow }
+        }
+        completionHandler(disposition)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        if let route = route(dataTask) {
-            route.handler.taskDidReceive(data: data, attempt: route.attempt)
-        }
+        route(dataTask)?.forEachTarget { $0.taskDidReceive(data: data, attempt: $1) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let route = routes.withLock({ $0.removeValue(forKey: task.taskIdentifier) }),
             !route.deliversAtCompletion
         else { return }
-        route.handler.taskDidComplete(error: error, attempt: route.attempt)
+        route.forEachTarget { $0.taskDidComplete(error: error, attempt: $1) }
     }
 
     func urlSession(
@@ -111,7 +124,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(next)
         } catch {
             // Not followed: the attempt fails with the error once its task ends with the 3xx.
-            if let route = anyRoute(task) { route.handler.settle(attempt: route.attempt, .failure(error)) }
+            anyRoute(task)?.forEachTarget { $0.settle(attempt: $1, .failure(error)) }
             completionHandler(nil)
         }
     }
@@ -147,8 +160,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             #if canImport(FoundationNetworking)
                 // corelibs never completes the task on default handling, and ends it as cancelled
                 // on any other answer: the attempt's outcome is the challenge's response instead.
-                if let route = anyRoute(task), let response = challenge.failureResponse as? HTTPURLResponse {
-                    route.handler.settle(attempt: route.attempt, .response(response))
+                if let response = challenge.failureResponse as? HTTPURLResponse {
+                    anyRoute(task)?.forEachTarget { $0.settle(attempt: $1, .response(response)) }
                 }
                 completionHandler(.cancelAuthenticationChallenge, nil)
             #else

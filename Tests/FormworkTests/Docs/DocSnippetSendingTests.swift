@@ -140,3 +140,40 @@ extension DocSnippetTests {
         }
     }
 }
+
+extension DocSnippetTests.SendingTests {
+    struct ProfileForm: RequestFormable {
+        var url: String { "https://api.example.com/me" }
+    }
+
+    struct PollForm: RequestFormable {
+        var url: String { "https://api.example.com/inbox" }
+        var coalescesRequests: Bool { false }
+    }
+
+    struct Profile: Decodable, Sendable {
+        let name: String
+    }
+
+    struct ProfileLoader: Requestable {
+        var session = Session.default  // added for the test
+
+        func load() async throws -> Profile {
+            // One request reaches the server; each caller decodes the body its own way.
+            try await request(ProfileForm(), session: session).decode(Profile.self)
+        }
+    }
+
+    @Test("Sending: coalescing is on by default and can be turned off per form and per session")
+    func coalescing() async throws {
+        let stubs = StubRegistry()
+        stubs.stub(.get, "https://api.example.com/me", .json(#"{"name": "Ada"}"#))
+        let loader = ProfileLoader(session: Session(stubs: stubs))
+        #expect(try await loader.load().name == "Ada")
+        #expect(ProfileForm().coalescesRequests)
+        #expect(!PollForm().coalescesRequests)
+        let direct = Session { $0.coalescesRequests = false }
+        #expect(!direct.configuration.coalescesRequests)
+        #expect(Session.default.configuration.coalescesRequests)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A session's table of coalescable network requests in flight, by ``CoalescingKey``: an
+/// identical request made while one of them is open shares its task instead of sending its own.
+///
+/// One lock guards the table; nothing waits under it. Lock order: a request's own lock, then
+/// this table's, then a ``Flight``'s (a flight calls back into the table only after releasing
+/// its own lock).
+final class Coalescer: Sendable {
+    private let flights = Protected([CoalescingKey: Flight]())
+
+    /// What a request's attempt does about its task.
+    enum Entry {
+        /// It started the network request: resume `flight.task`.
+        case lead(Flight)
+        /// It shares a network request already made: never resume or own the task.
+        case follow(Flight)
+    }
+
+    /// Joins the open flight for `key`, or starts one with a task made by `makeTask` (called under
+    /// the table's lock, so no identical request can slip in between: keep it short and
+    /// non-blocking; it must not resume the task).
+    /// - Parameters:
+    ///   - key: The final request's key.
+    ///   - subscriber: The attempt that wants the response.
+    ///   - leaderID: Its id, if monitors need it.
+    ///   - deliversAtCompletion: Whether a task made here delivers at completion; an attempt
+    ///     that needs the delegate's events passes `false` and never joins one that does.
+    ///   - makeTask: Creates the (not resumed) task of a new flight, given the flight's event
+    ///     fan-out for a task that delivers at completion.
+    /// - Returns: Whether the attempt leads or follows, and the flight.
+    func enter(
+        _ key: CoalescingKey, as subscriber: Flight.Subscriber, leaderID: UUID? = nil,
+        deliversAtCompletion: Bool,
+        makeTask: (_ flight: @escaping @Sendable () -> Flight?) -> URLSessionTask
+    ) -> Entry {
+        flights.withLock { flights in
+            if let open = flights[key], open.join(subscriber, needsEvents: !deliversAtCompletion) {
+                return .follow(open)
+            }
+            // The task's completion handler needs the flight, which needs the task: a box ties them.
+            let box = Protected<Flight?>(nil)
+            let task = makeTask { box.current }
+            let flight = Flight(
+                key: key, task: task, deliversAtCompletion: deliversAtCompletion, leader: subscriber,
+                leaderID: leaderID
+            ) { [weak self] closed in
+                self?.forget(closed)
+            }
+            box.withLock { $0 = flight }
+            flights[key] = flight
+            return .lead(flight)
+        }
+    }
+
+    /// Drops `flight` from the table (it closed to newcomers), unless a newer flight took its key.
+    private func forget(_ flight: Flight) {
+        flights.withLock { flights in
+            if flights[flight.key] === flight { flights[flight.key] = nil }
+        }
+    }
+
+    /// How many requests share open flights to `url` (for tests: wait until callers joined).
+    func subscriberCount(url: URL) -> Int {
+        let open = flights.withLock { flights in flights.values.filter { $0.key.url == url.absoluteString } }
+        return open.reduce(0) { $0 + $1.subscriberCount }
+    }
+
+    /// How many flights are open (for tests: none may outlive its requests).
+    var openFlightCount: Int { flights.withLock { $0.count } }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// What makes two requests identical for coalescing: everything of the final `URLRequest` (after
+/// every adapter) that can change what the server answers.
+///
+/// Part of the key: the method, the whole URL (query included, as sent), every header (names in
+/// any letter case, in any order; values exactly), the `URLRequest`'s cache policy, its timeout
+/// and whether it sends cookies. Not part of it: what URLSession's configuration adds to every
+/// request of the session (the same for all of them). Only GET and HEAD requests without a body
+/// have a key: nothing else is ever coalesced.
+struct CoalescingKey: Hashable, Sendable {
+    let method: String
+    let url: String
+    /// Header names lowercased, sorted by name, then value.
+    let headers: [Header]
+    let cachePolicy: UInt
+    let timeout: TimeInterval
+    let handlesCookies: Bool
+    // Issue 14 §1: when forms get Formwork's own cache policy, add it here (one more stored
+    // property, filled in by `init?(_:cachePolicy:)` from the prepared request): two requests with
+    // different policies must never share a network request.
+
+    /// One request header, its name lowercased.
+    struct Header: Hashable, Sendable {
+        let name: String
+        let value: String
+    }
+
+    /// The methods whose identical requests may share one network request.
+    static let methods: Set<String> = ["GET", "HEAD"]
+
+    /// The key of `request`, or `nil` when it must never be coalesced (another method than GET or
+    /// HEAD, a body, a body stream, no URL).
+    /// - Parameter request: The final request, after adapters.
+    init?(_ request: URLRequest) {
+        let method = (request.httpMethod ?? "GET").uppercased()
+        guard Self.methods.contains(method), request.httpBody == nil, request.httpBodyStream == nil,
+            let url = request.url
+        else { return nil }
+        self.method = method
+        self.url = url.absoluteString
+        self.headers = (request.allHTTPHeaderFields ?? [:])
+            .map { Header(name: $0.key.lowercased(), value: $0.value) }
+            .sorted { ($0.name, $0.value) < ($1.name, $1.value) }
+        self.cachePolicy = request.cachePolicy.rawValue
+        self.timeout = request.timeoutInterval
+        self.handlesCookies = request.httpShouldHandleCookies
+    }
+}

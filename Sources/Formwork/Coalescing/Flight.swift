@@ -1,0 +1,90 @@
+import Foundation
+
+/// One network request in flight that identical requests share (coalescing): the task, and the
+/// requests whose attempts take its events.
+///
+/// A request may join while the task has delivered nothing yet (no response head, redirect,
+/// challenge or completion): from then on every subscriber sees every event, so no bytes ever
+/// need replaying. The first event closes the flight to newcomers (they start a network request
+/// of their own). A subscriber that leaves (cancelled, timed out, retrying) only stops taking
+/// events; the task is cancelled only when the last one leaves.
+final class Flight: Sendable {
+    /// One request's attempt that takes the task's events.
+    struct Subscriber: Sendable {
+        let core: RequestCore
+        let attempt: Int
+    }
+
+    private struct State {
+        var subscribers: [Subscriber]
+        var isOpen = true
+    }
+
+    /// What the flight is keyed by in its session's ``Coalescer``.
+    let key: CoalescingKey
+    /// The shared task.
+    let task: URLSessionTask
+    /// Whether the task delivers its whole response to a completion handler (see
+    /// `RequestCore.deliversAtCompletion`) instead of the delegate's events.
+    let deliversAtCompletion: Bool
+    /// The id of the request that started the network request, for monitors (`nil` when the
+    /// session has none: making an id costs a read of the system's random source).
+    let leaderID: UUID?
+    private let state: Protected<State>
+    /// Called once when the flight closes to newcomers (its coalescer forgets it).
+    private let onClose: @Sendable (Flight) -> Void
+
+    init(
+        key: CoalescingKey, task: URLSessionTask, deliversAtCompletion: Bool, leader: Subscriber,
+        leaderID: UUID?, onClose: @escaping @Sendable (Flight) -> Void
+    ) {
+        self.key = key
+        self.task = task
+        self.deliversAtCompletion = deliversAtCompletion
+        self.leaderID = leaderID
+        self.state = Protected(State(subscribers: [leader]))
+        self.onClose = onClose
+    }
+
+    /// Adds `subscriber` if the flight is still open and can serve it: a subscriber that needs
+    /// the task's events (progress, monitors, an idle timeout) cannot join a task that delivers
+    /// only at completion.
+    /// - Returns: Whether it joined.
+    func join(_ subscriber: Subscriber, needsEvents: Bool) -> Bool {
+        guard !(needsEvents && deliversAtCompletion) else { return false }
+        return state.withLock { state in
+            guard state.isOpen else { return false }
+            state.subscribers.append(subscriber)
+            return true
+        }
+    }
+
+    /// The subscribers to hand a task event to; closes the flight to newcomers.
+    func deliveryTargets() -> [Subscriber] {
+        let (targets, closedNow) = state.withLock { state in
+            defer { state.isOpen = false }
+            return (state.subscribers, state.isOpen)
+        }
+        if closedNow { onClose(self) }
+        return targets
+    }
+
+    /// Removes `core`'s subscription.
+    /// - Returns: `true` when no subscriber is left: the task is no one's any more.
+    func leave(_ core: RequestCore) -> Bool {
+        let (isEmpty, closedNow) = state.withLock { state in
+            state.subscribers.removeAll { $0.core === core }
+            let closedNow = state.isOpen && state.subscribers.isEmpty
+            if state.subscribers.isEmpty { state.isOpen = false }
+            return (state.subscribers.isEmpty, closedNow)
+        }
+        if closedNow { onClose(self) }
+        return isEmpty
+    }
+
+    /// How many requests share the task right now.
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// Whether newcomers may still join.
+    var isOpen: Bool { state.withLock { $0.isOpen } }
+}

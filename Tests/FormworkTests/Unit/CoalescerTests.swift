@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+@testable import Formwork
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The table of shared network requests, without a network: tasks are made and never resumed.
+@Suite("Coalescer table")
+struct CoalescerTests {
+    private let urlSession = URLSession(configuration: .ephemeral)
+    private let session = Session()
+
+    private func key(_ path: String = "/a") throws -> CoalescingKey {
+        let url = try #require(URL(string: "http://127.0.0.1\(path)"))
+        return try #require(CoalescingKey(URLRequest(url: url)))
+    }
+
+    private func subscriber(attempt: Int = 1) -> Flight.Subscriber {
+        Flight.Subscriber(
+            core: session.makeDataRequest(TestForm(url: "http://127.0.0.1/a")).core, attempt: attempt)
+    }
+
+    private func enter(
+        _ coalescer: Coalescer, _ key: CoalescingKey, _ subscriber: Flight.Subscriber,
+        atCompletion: Bool = false
+    ) -> Coalescer.Entry {
+        coalescer.enter(key, as: subscriber, deliversAtCompletion: atCompletion) { _ in
+            urlSession.dataTask(with: URL(string: "http://127.0.0.1/a")!)
+        }
+    }
+
+    private func flight(_ entry: Coalescer.Entry, leads: Bool) -> Flight? {
+        switch entry {
+        case .lead(let flight): leads ? flight : nil
+        case .follow(let flight): leads ? nil : flight
+        }
+    }
+
+    @Test("The first request leads; identical ones follow the same flight, each with its own attempt")
+    func leadThenFollow() throws {
+        let coalescer = Coalescer()
+        let key = try key()
+        let first = subscriber(attempt: 1)
+        let second = subscriber(attempt: 3)
+        let lead = try #require(flight(enter(coalescer, key, first), leads: true))
+        let follow = try #require(flight(enter(coalescer, key, second), leads: false))
+        #expect(lead === follow)
+        let targets = lead.deliveryTargets()
+        #expect(targets.map(\.attempt) == [1, 3])
+        #expect(targets[1].core === second.core)
+    }
+
+    @Test("Another key leads its own flight")
+    func otherKey() throws {
+        let coalescer = Coalescer()
+        let a = try #require(flight(enter(coalescer, try key("/a"), subscriber()), leads: true))
+        let b = try #require(flight(enter(coalescer, try key("/b"), subscriber()), leads: true))
+        #expect(a !== b)
+        #expect(coalescer.openFlightCount == 2)
+    }
+
+    @Test("The task's first event closes the flight: a later identical request leads a new one")
+    func closedByFirstEvent() throws {
+        let coalescer = Coalescer()
+        let key = try key()
+        let old = try #require(flight(enter(coalescer, key, subscriber()), leads: true))
+        _ = old.deliveryTargets()
+        #expect(!old.isOpen)
+        #expect(coalescer.openFlightCount == 0)
+        let new = try #require(flight(enter(coalescer, key, subscriber()), leads: true))
+        #expect(new !== old)
+        #expect(coalescer.openFlightCount == 1)
+        // The old flight closing again (a later event) does not drop the new one.
+        _ = old.deliveryTargets()
+        #expect(coalescer.openFlightCount == 1)
+    }
+
+    @Test("Leaving: the task is released only when the last subscriber leaves")
+    func leaving() throws {
+        let coalescer = Coalescer()
+        let key = try key()
+        let first = subscriber()
+        let second = subscriber()
+        let shared = try #require(flight(enter(coalescer, key, first), leads: true))
+        _ = enter(coalescer, key, second)
+        #expect(shared.leave(first.core) == false)
+        #expect(shared.isOpen)
+        #expect(shared.deliveryTargets().map { ObjectIdentifier($0.core) } == [ObjectIdentifier(second.core)])
+        #expect(shared.leave(second.core) == true)
+        #expect(coalescer.openFlightCount == 0)
+    }
+
+    @Test("When every subscriber left before any event, newcomers lead a new flight")
+    func allLeftBeforeEvents() throws {
+        let coalescer = Coalescer()
+        let key = try key()
+        let only = subscriber()
+        let shared = try #require(flight(enter(coalescer, key, only), leads: true))
+        #expect(shared.leave(only.core))
+        #expect(!shared.isOpen)
+        #expect(flight(enter(coalescer, key, subscriber()), leads: true) != nil)
+    }
+
+    @Test(
+        "A request that needs task events never joins a task that delivers at completion; the reverse joins")
+    func deliveryPaths() throws {
+        let coalescer = Coalescer()
+        let key = try key()
+        let atCompletion = try #require(
+            flight(enter(coalescer, key, subscriber(), atCompletion: true), leads: true))
+        // Needs events: leads its own flight, which takes the key.
+        let events = try #require(
+            flight(enter(coalescer, key, subscriber(), atCompletion: false), leads: true))
+        #expect(events !== atCompletion)
+        // Satisfied at completion: may take the events of the delegate-path flight.
+        let joined = try #require(
+            flight(enter(coalescer, key, subscriber(), atCompletion: true), leads: false))
+        #expect(joined === events)
+    }
+}

@@ -73,7 +73,7 @@ enum CacheEntryFile {
     static func decode(_ file: Data, expectedKey: String? = nil) -> (key: String, entry: CacheEntry)? {
         let bytes = [UInt8](file)
         guard bytes.count >= headerSize, Array(bytes[0..<4]) == magic,
-            read(bytes, at: 4, count: 2) == UInt64(version)
+            read(bytes, at: 4, count: 2) == UInt64(version), read(bytes, at: 6, count: 2) == 0
         else { return nil }
         let keyLength = read(bytes, at: 8, count: 4)
         let metadataLength = read(bytes, at: 12, count: 4)

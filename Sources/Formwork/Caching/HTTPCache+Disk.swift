@@ -14,7 +14,7 @@ extension HTTPCache {
         for file in files {
             let name = file.lastPathComponent
             if name.hasSuffix(Self.temporaryExtension) {
-                try? FileManager.default.removeItem(at: file)
+                unlink(file.path)
                 continue
             }
             guard name.hasSuffix(Self.entryExtension) else { continue }
@@ -73,10 +73,8 @@ extension HTTPCache {
         let final = directory.appendingPathComponent(name)
         let temporary = directory.appendingPathComponent(
             name + "." + UUID().uuidString + Self.temporaryExtension)
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data),
-            rename(temporary.path, final.path) == 0
-        else {
-            try? FileManager.default.removeItem(at: temporary)
+        guard Self.writeFile(data, to: temporary.path), rename(temporary.path, final.path) == 0 else {
+            unlink(temporary.path)
             return
         }
         let evicted = state.withLock { state -> [String] in
@@ -90,7 +88,7 @@ extension HTTPCache {
 
     /// Deletes an entry file and forgets it.
     func deleteFile(_ name: String) {
-        if let directory { try? FileManager.default.removeItem(at: directory.appendingPathComponent(name)) }
+        if let directory { unlink(directory.appendingPathComponent(name).path) }
         forget(name)
     }
 
@@ -111,6 +109,26 @@ extension HTTPCache {
         guard let directory else { return [] }
         return ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter {
             $0.hasSuffix(Self.entryExtension) || $0.hasSuffix(Self.temporaryExtension)
+        }
+    }
+
+    /// Writes `data` to a new file readable by this user only, with plain POSIX calls: corelibs'
+    /// `Data.write(to:)` and `FileManager.removeItem` cost milliseconds per small file here.
+    /// - Returns: Whether every byte was written.
+    static func writeFile(_ data: Data, to path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return data.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return true }
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return false }
+                offset += written
+            }
+            return true
         }
     }
 }

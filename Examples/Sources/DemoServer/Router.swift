@@ -90,6 +90,7 @@ struct Router: Sendable {
             + QuirkyFileRoutes.routes
             + SecurityRoutes.routes
             + IdempotencyRoutes.routes
+            + CacheRoutes.routes
     )
 
     func route(_ request: DemoRequest, context: RouteContext) -> RouteOutcome {

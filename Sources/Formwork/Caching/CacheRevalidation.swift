@@ -27,7 +27,8 @@ enum CacheRevalidation {
 
     /// The stored response updated by a `304` (RFC 9111 §3.2, §4.3.4): each field of the 304
     /// replaces the stored one, except hop-by-hop fields and those of ``keptFieldNames``; the
-    /// exchange times become the 304's, so its freshness starts again.
+    /// exchange times become the 304's, so its freshness starts again (the stored `Age`, and
+    /// `Date` when the 304 has none, are dropped: they described the old exchange).
     /// - Parameters:
     ///   - entry: The stored response that was revalidated.
     ///   - notModified: The 304's header fields.
@@ -44,6 +45,9 @@ enum CacheRevalidation {
             return nil
         }
         var merged = entry
+        // The 304's own age counts from now on: an old `Age` or `Date` must not make it stale.
+        merged.headers["Age"] = nil
+        if notModified["Date"] == nil { merged.headers["Date"] = nil }
         for field in CacheStorability.storedFields(notModified)
         where !keptFieldNames.contains(field.name.lowercased()) {
             merged.headers[field.name] = field.value

@@ -23,6 +23,8 @@ struct PreparedRequest: Sendable {
     /// it must send the body again within an attempt (Apple: redirects 307/308, authentication
     /// challenges, a re-sent request); a stream already read cannot be read again.
     var makeBodyStream: (@Sendable () throws -> InputStream)?
+    /// What the HTTP cache knows about this attempt (`nil` until it looked; see `RequestCore+Cache.swift`).
+    var cache: CacheContext?
 
     /// Removes the attempt's temporary files.
     func removeTemporaryFiles() {

@@ -38,6 +38,9 @@ public final class Session: Sendable {
         public var downloadSegmentSize: Int64? = 8 << 20
         /// Monitors told about every request of the session (e.g. ``ConsoleLogger``).
         public var eventMonitors: [any EventMonitor] = []
+        /// Formwork's HTTP cache for the session's data requests (see ``HTTPCache`` and each
+        /// form's ``Formable/cachePolicy``). Defaults to `nil`: nothing is cached, as before.
+        public var cache: HTTPCache?
 
         // Credentials ------------------------------------------------------------------------
         /// Names (any letter case) of headers that carry credentials of your own, e.g.
@@ -144,7 +147,8 @@ public final class Session: Sendable {
                 session: self,
                 builder: { _ in
                     PreparedRequest(
-                        urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration))
+                        urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration),
+                        cache: CacheContext(policy: form.cachePolicy))
                 }
             ))
     }

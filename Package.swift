@@ -50,6 +50,7 @@ let package = Package(
             name: "FuzzQueryEncoder", dependencies: ["Formwork"], path: "Fuzz/FuzzQueryEncoder"),
         .executableTarget(name: "FuzzHeaders", dependencies: ["Formwork"], path: "Fuzz/FuzzHeaders"),
         .executableTarget(name: "FuzzMultipart", dependencies: ["Formwork"], path: "Fuzz/FuzzMultipart"),
+        .executableTarget(name: "FuzzCacheEntry", dependencies: ["Formwork"], path: "Fuzz/FuzzCacheEntry"),
         // Sends one request through Formwork and prints the outcome as JSON: the HTTPS suite runs it
         // in a child process that trusts the test CA (see Tests/FormworkTestSupport/TrustedChild.swift).
         .executableTarget(

@@ -92,7 +92,8 @@ enum CacheEntryFile {
             case let key = String(decoding: bytes[headerSize..<keyEnd], as: UTF8.self),
             expectedKey == nil || key == expectedKey,
             let metadata = try? JSONDecoder().decode(Metadata.self, from: Data(bytes[keyEnd..<metadataEnd])),
-            metadata.headers.allSatisfy({ $0.count == 2 })
+            metadata.headers.allSatisfy({ $0.count == 2 }),
+            metadata.requestTime.isFinite, metadata.responseTime.isFinite
         else { return nil }
         let entry = CacheEntry(
             url: metadata.url, statusCode: metadata.statusCode,

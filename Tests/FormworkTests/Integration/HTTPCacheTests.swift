@@ -313,6 +313,22 @@ struct HTTPCacheTests {
         #expect(await fetch(form, session: cachingSession(again)).source == .cache)
     }
 
+    @Test("Size bound: a small cache keeps the most recent responses within its bytes and evicts the oldest")
+    func sizeBound() async throws {
+        // 10,000 entries against the byte bound: see the "HTTP cache storage" unit suite.
+        let cache = HTTPCache(memoryCapacity: 4 << 10)
+        let session = cachingSession(cache)
+        var addresses: [String] = []
+        for _ in 0..<40 {
+            let address = try await url(newID(), "cc=max-age=600")
+            addresses.append(address)
+            #expect(await fetch(CacheForm(url: address), session: session).source == .network)
+            #expect(cache.memoryUsage <= 4 << 10)
+        }
+        #expect(await fetch(CacheForm(url: addresses[39]), session: session).source == .cache)
+        #expect(await fetch(CacheForm(url: addresses[0]), session: session).source == .network)
+    }
+
     @Test("Downloads and uploads are not cached")
     func transfersAreNotCached() async throws {
         let id = newID()

@@ -6,7 +6,7 @@ import NIOHTTP1
 /// - `GET /cache/resource?id=R&cc=…&etag=1&lastModified=1&vary=Name&expires=S`: counts a hit and
 ///   answers `{"id":R,"version":V,"hit":N,"variant":…}` with `Cache-Control: cc`, and optionally
 ///   an `ETag` (`"R-V"`), a `Last-Modified`, a `Vary` field, an `Expires` S seconds ahead, and
-///   with `age=A` an `Age: A` on full (non-304) responses.
+///   with `age=A` an `Age: A` on full (non-304) responses; `pad=N` adds N bytes to the body.
 ///   A matching `If-None-Match` (or `If-Modified-Since` with `lastModified=1`) gets `304` with the
 ///   same caching fields. While the resource is switched to failing, it answers that status.
 /// - `POST|PUT|DELETE|PATCH /cache/resource?id=R`: changes the resource (next version) and
@@ -92,9 +92,10 @@ enum CacheRoutes {
             return DemoResponse(status: .notModified, headers: fields, body: nil)
         }
         let variant = request.queryValue("vary").flatMap { request.headers.first(name: $0) } ?? ""
+        let pad = String(repeating: "x", count: min(Int(request.queryValue("pad") ?? "0") ?? 0, 1 << 22))
         var response = DemoResponse.json([
             "id": .string(id), "version": .int(state.version), "hit": .int(state.hits),
-            "variant": .string(variant),
+            "variant": .string(variant), "pad": .string(pad),
         ])
         for field in fields { response.headers.add(name: field.name, value: field.value) }
         // An age on full responses only: they arrive already this old; a 304 confirms afresh.

@@ -52,6 +52,9 @@ let package = Package(
         .executableTarget(name: "FuzzMultipart", dependencies: ["Formwork"], path: "Fuzz/FuzzMultipart"),
         .executableTarget(
             name: "FuzzEventStream", dependencies: ["Formwork"], path: "Fuzz/FuzzEventStream"),
+        .executableTarget(name: "FuzzCacheEntry", dependencies: ["Formwork"], path: "Fuzz/FuzzCacheEntry"),
+        // Fills a disk cache until the HTTP cache suite kills it (crash safety).
+        .executableTarget(name: "CacheWriter", dependencies: ["Formwork"], path: "Tests/CacheWriter"),
         // Sends one request through Formwork and prints the outcome as JSON: the HTTPS suite runs it
         // in a child process that trusts the test CA (see Tests/FormworkTestSupport/TrustedChild.swift).
         .executableTarget(

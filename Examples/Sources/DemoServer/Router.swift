@@ -94,6 +94,7 @@ struct Router: Sendable {
             + IdempotencyRoutes.routes
             + StreamRoutes.routes
             + CoalescingRoutes.routes
+            + CacheRoutes.routes
     )
 
     func route(_ request: DemoRequest, context: RouteContext) -> RouteOutcome {

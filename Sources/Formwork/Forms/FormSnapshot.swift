@@ -11,6 +11,7 @@ struct FormSnapshot: RequestFormable, Sendable {
     let method: HTTPMethod
     let headers: HTTPHeaders
     let timeout: TimeInterval?
+    let cachePolicy: CachePolicy
     let parameters: Parameters
     let encoding: ParameterEncoding
     let coalescesRequests: Bool
@@ -36,6 +37,7 @@ struct FormSnapshot: RequestFormable, Sendable {
         self.method = form.method
         self.headers = form.headers
         self.timeout = form.timeout
+        self.cachePolicy = form.cachePolicy
         self.parameters = parameters
         self.encoding = encoding
         self.coalescesRequests = coalescesRequests

@@ -31,6 +31,10 @@ public protocol Formable {
     /// URLSession truncates timeouts to whole seconds; Formwork watches the rest itself).
     /// Defaults to `nil`: the session's.
     var timeout: TimeInterval? { get }
+    /// How this call uses the session's ``HTTPCache`` (``Session/Configuration/cache``). Only
+    /// data requests are cached; downloads and uploads ignore it. Defaults to
+    /// ``CachePolicy/useProtocol``.
+    var cachePolicy: CachePolicy { get }
 }
 
 extension Formable {
@@ -40,6 +44,8 @@ extension Formable {
     public var headers: HTTPHeaders { HTTPHeaders() }
     /// `nil`: use the session's timeout.
     public var timeout: TimeInterval? { nil }
+    /// ``CachePolicy/useProtocol``: HTTP's own rules.
+    public var cachePolicy: CachePolicy { .useProtocol }
 }
 
 /// A form with parameters: the kind of form `request(_:)` sends.

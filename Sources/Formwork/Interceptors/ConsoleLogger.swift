@@ -63,6 +63,11 @@ public struct ConsoleLogger: EventMonitor {
             "← \(status) \(method) \(redaction.url(metrics.request?.url)) in \(Int(metrics.duration * 1000)) ms, "
             + "\(metrics.attempts) attempt\(metrics.attempts == 1 ? "" : "s"), "
             + "sent \(metrics.bytesSent) B, received \(metrics.bytesReceived) B"
+        if metrics.source != .network {
+            line +=
+                ", from cache (\(metrics.source.rawValue)\(metrics.isStale ? ", stale" : ""), "
+                + "age \(Int(metrics.age ?? 0)) s)"
+        }
         if let error = metrics.error {
             line += " ✗ \(error.kind): \(error.failureReason)"
         }

@@ -18,6 +18,14 @@ public struct RequestMetrics: Sendable {
     public let bytesSent: Int64
     /// Body bytes received by the last attempt.
     public let bytesReceived: Int64
+    /// Where the last response came from, with its age and staleness (see ``DataResponse/source``).
+    var cache = CacheDelivery.network
+    /// Where the last response came from: the network, the ``HTTPCache``, or the cache after a `304`.
+    public var source: ResponseSource { cache.source }
+    /// The age in seconds of a response from the cache; `nil` from the network.
+    public var age: TimeInterval? { cache.age }
+    /// Whether a stale stored response was served (`stale-while-revalidate`, `stale-if-error`).
+    public var isStale: Bool { cache.isStale }
 }
 
 /// Watches requests: for logging, metrics, tracing.

@@ -26,6 +26,8 @@ struct PreparedRequest: Sendable {
     /// Whether the form lets this attempt share an identical request's network request
     /// (``RequestFormable/coalescesRequests``); the session and the rules of ``CoalescingKey`` decide.
     var coalesces = false
+    /// What the HTTP cache knows about this attempt (`nil` until it looked; see `RequestCore+Cache.swift`).
+    var cache: CacheContext?
 
     /// Removes the attempt's temporary files.
     func removeTemporaryFiles() {

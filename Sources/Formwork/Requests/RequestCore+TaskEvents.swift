@@ -135,7 +135,7 @@ extension RequestCore {
     }
 
     func taskDidComplete(error: (any Error)?, attempt: Int) {
-        let (error, settledFailure) = settledEnd(of: attempt, error: error)
+        let (error, settledFailure) = settledEnd(of: attempt, error: settleWithCache(error, attempt: attempt))
         typealias Snapshot = (URLRequest?, HTTPURLResponse?, Data, ValidationRules, NetworkError?, Bool)
         let snapshot = state.withLock { state -> Snapshot? in
             guard state.machine.isRunning(attempt: attempt) else { return nil }

@@ -209,6 +209,7 @@ public final class RequestCore: Sendable {
             perform(state.withLock { $0.event { $0.adaptFailed(attempt: attempt) } }, reported: error)
             return
         }
+        if await answeredFromCache(&prepared, attempt: attempt) { return }
         let idleTimeout = IdleTimeout.watched(prepared.urlRequest.timeoutInterval)
         if let idleTimeout { prepared.urlRequest.timeoutInterval = IdleTimeout.forURLSession(idleTimeout) }
         // The task is made in the same locked step as the transition, so a cancel that follows
@@ -478,7 +479,8 @@ public final class RequestCore: Sendable {
                 data: state.response == nil && state.data.isEmpty ? nil : state.data,
                 error: error,
                 attempt: state.machine.attempt,
-                duration: duration)
+                duration: duration,
+                cache: state.prepared?.cache?.delivery ?? .network)
             state.outcome = outcome
             state.deadlineTimer?.cancel()
             state.deadlineTimer = nil
@@ -501,7 +503,8 @@ public final class RequestCore: Sendable {
         }
         let metrics = RequestMetrics(
             requestID: id, request: outcome.request, response: outcome.response, error: outcome.error,
-            attempts: outcome.attempt, duration: outcome.duration, bytesSent: sent, bytesReceived: received)
+            attempts: outcome.attempt, duration: outcome.duration, bytesSent: sent, bytesReceived: received,
+            cache: outcome.cache)
         for monitor in monitors { monitor.requestDidFinish(metrics) }
     }
 }

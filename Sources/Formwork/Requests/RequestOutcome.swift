@@ -14,6 +14,8 @@ struct RequestOutcome: Sendable {
     let attempt: Int
     /// Seconds from the start of the request to this outcome.
     let duration: TimeInterval
+    /// Where the response came from (network, HTTP cache).
+    var cache = CacheDelivery.network
 }
 
 /// What a request delivers to a completion handler: what was sent, what came back, and the
@@ -29,6 +31,15 @@ public struct DataResponse<Success: Sendable>: Sendable {
     public let result: Result<Success, NetworkError>
     /// Seconds from the start of the request until it finished (all attempts included).
     public let duration: TimeInterval
+    /// Where the response came from: the network, Formwork's ``HTTPCache``, or the cache after
+    /// the server confirmed it (`304`).
+    public let source: ResponseSource
+    /// For a response from the cache: its age in seconds (RFC 9111 §4.2.3), also sent as its
+    /// `Age` field. `nil` for a response from the network.
+    public let age: TimeInterval?
+    /// Whether a stale stored response was served: within `stale-while-revalidate` (while it is
+    /// revalidated in the background) or `stale-if-error` (the server failed).
+    public let isStale: Bool
 
     /// Creates a response (Formwork creates these; tests and stubs may too).
     /// - Parameters:
@@ -37,21 +48,29 @@ public struct DataResponse<Success: Sendable>: Sendable {
     ///   - data: The body.
     ///   - result: The serialized result.
     ///   - duration: How long the request took.
+    ///   - source: Where the response came from; defaults to the network.
+    ///   - age: The stored response's age, for a response from the cache.
+    ///   - isStale: Whether a stale stored response was served.
     public init(
         request: URLRequest?, response: HTTPURLResponse?, data: Data?,
-        result: Result<Success, NetworkError>, duration: TimeInterval
+        result: Result<Success, NetworkError>, duration: TimeInterval, source: ResponseSource = .network,
+        age: TimeInterval? = nil, isStale: Bool = false
     ) {
         self.request = request
         self.response = response
         self.data = data
         self.result = result
         self.duration = duration
+        self.source = source
+        self.age = age
+        self.isStale = isStale
     }
 
     init(_ outcome: RequestOutcome, result: Result<Success, NetworkError>) {
         self.init(
             request: outcome.request, response: outcome.response, data: outcome.data,
-            result: result, duration: outcome.duration)
+            result: result, duration: outcome.duration, source: outcome.cache.source, age: outcome.cache.age,
+            isStale: outcome.cache.isStale)
     }
 
     /// The value on success, else `nil`.

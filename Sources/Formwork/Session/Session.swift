@@ -41,6 +41,9 @@ public final class Session: Sendable {
         /// Whether identical GET and HEAD requests made while one is in flight share its network
         /// request (coalescing; see ``RequestFormable/coalescesRequests``). Defaults to `true`.
         public var coalescesRequests = true
+        /// Formwork's HTTP cache for the session's data requests (see ``HTTPCache`` and each
+        /// form's ``Formable/cachePolicy``). Defaults to `nil`: nothing is cached, as before.
+        public var cache: HTTPCache?
 
         // Credentials ------------------------------------------------------------------------
         /// Names (any letter case) of headers that carry credentials of your own, e.g.
@@ -150,7 +153,7 @@ public final class Session: Sendable {
                 builder: { _ in
                     PreparedRequest(
                         urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration),
-                        coalesces: form.coalescesRequests)
+                        coalesces: form.coalescesRequests, cache: CacheContext(policy: form.cachePolicy))
                 }
             ))
     }

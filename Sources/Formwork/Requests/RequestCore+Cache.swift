@@ -1,0 +1,190 @@
+import Foundation
+
+// The HTTP cache in the engine: one lookup before an attempt's task is made (`run`), one
+// settlement when its task ends (`taskDidComplete`). The rules are `CacheDecision`'s; a cached
+// answer is fed through the same completion events a task delivers, so validation, retries,
+// hooks, decoding and monitors run unchanged, and the request state machine stays the one place
+// of the request's rules.
+extension RequestCore {
+    /// Looks the attempt up in the session's cache, after adapters and checks, before a task is
+    /// made. Answers it from the cache when the stored response may be used (also a stale one
+    /// within `stale-while-revalidate`, revalidated in the background); else adds conditional
+    /// fields to revalidate a stored response, or leaves the request as it is.
+    /// - Returns: `true` when the cache answered the attempt (no task must be made).
+    func answeredFromCache(_ prepared: inout PreparedRequest, attempt: Int) async -> Bool {
+        guard let cache = session.configuration.cache, let url = prepared.urlRequest.url?.absoluteString
+        else {
+            return false
+        }
+        var context = prepared.cache ?? CacheContext(policy: nil)
+        context.method = prepared.urlRequest.httpMethod ?? "GET"
+        context.url = url
+        context.requestHeaders = HTTPHeaders(prepared.urlRequest.allHTTPHeaderFields ?? [:])
+        context.requestTime = Date()
+        let credential = CacheStorability.credentialKey(
+            context.requestHeaders, extraNames: session.configuration.sensitiveHeaders)
+        let key = CacheKey(method: "GET", url: url, credential: credential)
+        context.key = key
+        prepared.cache = context
+        guard let policy = context.policy, context.method == "GET",
+            !CacheRevalidation.hasOwnConditions(context.requestHeaders)
+        else { return false }
+        let stored = await cache.entry(for: key, request: context.requestHeaders)
+        let now = Date()
+        var decision = CacheDecision.lookup(stored, request: context.requestHeaders, policy: policy, now: now)
+        if policy == .cacheThenNetwork, attempt > 1 {
+            // The second delivery of cache-then-network: the network's answer (a 304 confirms).
+            decision =
+                stored.map {
+                    .revalidate($0, conditionalFields: CacheRevalidation.conditionalFields(for: $0))
+                }
+                ?? .miss
+        }
+        switch decision {
+        case .fresh(let entry):
+            answer(prepared, attempt: attempt, with: entry, now: now)
+            if policy == .cacheThenNetwork { restart() }
+            return true
+        case .staleWhileRevalidate(let entry):
+            answer(prepared, attempt: attempt, with: entry, now: now)
+            revalidateInBackground(entry, request: prepared.urlRequest, key: key, cache: cache)
+            return true
+        case .revalidate(let entry, let fields):
+            prepared.cache?.stored = entry
+            for field in fields { prepared.urlRequest.setValue(field.value, forHTTPHeaderField: field.name) }
+            return false
+        case .miss:
+            guard policy == .cacheOnly else { return false }
+            answer(prepared, attempt: attempt, with: nil, now: now)
+            return true
+        }
+    }
+
+    /// Settles an attempt's end with the cache, before validation: stores a storable response,
+    /// turns a `304` into the stored response it confirmed, serves the stored response instead
+    /// of a failure within `stale-if-error`, and drops what is stored for the URL when an unsafe
+    /// method succeeded.
+    /// - Parameters:
+    ///   - error: The task's error, if any.
+    ///   - attempt: The attempt that ended.
+    /// - Returns: The error the attempt ends with (`nil` when a stored response answers instead).
+    func settleWithCache(_ error: (any Error)?, attempt: Int) -> (any Error)? {
+        guard let cache = session.configuration.cache else { return error }
+        if let error = error as? URLError, error.code == .cancelled { return error }
+        let snapshot = state.withLock { state -> (CacheContext, HTTPURLResponse?, Data)? in
+            guard state.machine.isRunning(attempt: attempt), let context = state.prepared?.cache,
+                context.key != nil, !context.answered
+            else { return nil }
+            return (context, state.response, state.data)
+        }
+        guard let (context, response, body) = snapshot, let key = context.key else { return error }
+        let failed = error != nil || response == nil
+        let exchange = CacheDecision.Exchange(
+            method: context.method, url: context.url, requestHeaders: context.requestHeaders,
+            hasCredentials: key.credential != nil, stored: context.stored, requestTime: context.requestTime,
+            statusCode: failed ? nil : response?.statusCode,
+            responseHeaders: response.map(HTTPHeaders.init(response:)) ?? [:], body: body,
+            transportFailed: failed)
+        let now = Date()
+        switch CacheDecision.settle(exchange, now: now) {
+        case .pass:
+            return error
+        case .invalidate(let urls):
+            cache.invalidate(urls)
+            return error
+        case .store(let entry):
+            if context.policy != nil { cache.store(entry, for: key) }
+            return error
+        case .revalidated(let entry):
+            cache.store(entry, for: key)
+            replaceResponse(with: entry, source: .revalidated, attempt: attempt, now: now)
+            return nil
+        case .serveStale(let entry):
+            replaceResponse(with: entry, source: .cache, attempt: attempt, now: now)
+            return nil
+        }
+    }
+
+    /// Answers an attempt from the cache as its task would have: the attempt starts (the machine's
+    /// `adapted` event), then the stored response completes it, or, for `cacheOnly` with nothing
+    /// stored (`entry` nil), a `URLError.resourceUnavailable` fails it.
+    private func answer(_ prepared: PreparedRequest, attempt: Int, with entry: CacheEntry?, now: Date) {
+        var prepared = prepared
+        let delivery = entry.map { Self.delivery(of: $0, source: .cache, now: now) } ?? .network
+        prepared.cache?.answered = true
+        prepared.cache?.delivery = delivery
+        let started = state.withLock { state -> Bool in
+            guard case .createAndResumeTask = state.event({ $0.adapted(attempt: attempt) }) else {
+                return false
+            }
+            state.prepared = prepared
+            state.task = nil
+            state.sinkFailure = nil
+            state.progress = nil
+            state.notifiedProgress = nil
+            state.bytesSent = 0
+            return true
+        }
+        guard started else { return }
+        for monitor in session.configuration.eventMonitors {
+            monitor.requestDidStart(id, request: prepared.urlRequest, attempt: attempt)
+        }
+        guard let entry else {
+            taskDidFinish(data: nil, response: nil, error: URLError(.resourceUnavailable), attempt: attempt)
+            return
+        }
+        taskDidFinish(
+            data: entry.body, response: entry.httpResponse(age: delivery.age), error: nil, attempt: attempt)
+    }
+
+    /// Puts a stored response in place of what the attempt received (a 304, or a failure).
+    private func replaceResponse(with entry: CacheEntry, source: ResponseSource, attempt: Int, now: Date) {
+        let delivery = Self.delivery(of: entry, source: source, now: now)
+        state.withLock { state in
+            guard state.machine.isRunning(attempt: attempt) else { return }
+            state.response = entry.httpResponse(age: delivery.age)
+            state.data = entry.body
+            state.bytesReceived = Int64(entry.body.count)
+            state.prepared?.cache?.delivery = delivery
+        }
+    }
+
+    /// How a stored response is delivered at `now`: its age, and whether it is stale.
+    private static func delivery(of entry: CacheEntry, source: ResponseSource, now: Date) -> CacheDelivery {
+        let (lifetime, age) = CacheFreshness.assess(entry, now: now)
+        return CacheDelivery(source: source, age: age, isStale: age >= lifetime)
+    }
+
+    /// Revalidates a stale stored response in the background (`stale-while-revalidate`): one
+    /// conditional request per key at a time, whose answer (a `304` or a new response) updates
+    /// the cache. Nothing is delivered to the request: it was answered already.
+    private func revalidateInBackground(
+        _ entry: CacheEntry, request: URLRequest, key: CacheKey, cache: HTTPCache
+    ) {
+        guard cache.beginRevalidation(key) else { return }
+        var conditional = request
+        for field in CacheRevalidation.conditionalFields(for: entry) {
+            conditional.setValue(field.value, forHTTPHeaderField: field.name)
+        }
+        // corelibs truncates timeouts to whole seconds (0.5 would fail at once).
+        conditional.timeoutInterval = max(1, conditional.timeoutInterval.rounded(.up))
+        let requestHeaders = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
+        let requestTime = Date()
+        let task = session.urlSession.dataTask(with: conditional) { data, response, error in
+            defer { cache.endRevalidation(key) }
+            let http = response as? HTTPURLResponse
+            let failed = error != nil || http == nil
+            let exchange = CacheDecision.Exchange(
+                method: "GET", url: entry.url, requestHeaders: requestHeaders,
+                hasCredentials: key.credential != nil,
+                stored: entry, requestTime: requestTime, statusCode: failed ? nil : http?.statusCode,
+                responseHeaders: http.map(HTTPHeaders.init(response:)) ?? [:], body: data ?? Data(),
+                transportFailed: failed)
+            switch CacheDecision.settle(exchange, now: Date()) {
+            case .store(let fresh), .revalidated(let fresh): cache.store(fresh, for: key)
+            case .pass, .serveStale, .invalidate: break
+            }
+        }
+        task.resume()
+    }
+}

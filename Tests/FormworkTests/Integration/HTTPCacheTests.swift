@@ -1,0 +1,415 @@
+import FormworkTestSupport
+import Foundation
+import Testing
+
+@testable import Formwork
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A form with a cache policy.
+private struct CacheForm: RequestFormable {
+    var url: String
+    var method: HTTPMethod = .get
+    var headers: HTTPHeaders = [:]
+    var cachePolicy: CachePolicy = .useProtocol
+}
+
+/// What `/cache/resource` answers.
+private struct Resource: Decodable, Sendable, Equatable {
+    let id: String
+    let version: Int
+    let hit: Int
+    let variant: String
+}
+
+/// What `/cache/stats` answers.
+private struct Stats: Decodable, Sendable {
+    let hits: Int
+    let notModified: Int
+    let conditional: Int
+    let changes: Int
+}
+
+/// Collects what monitors hear.
+private final class MetricsRecorder: EventMonitor {
+    let finished = Protected([RequestMetrics]())
+    func requestDidFinish(_ metrics: RequestMetrics) { finished.withLock { $0.append(metrics) } }
+}
+
+/// Formwork's HTTP cache against the demo server's `/cache` endpoints, which count what reaches
+/// the server (issue 14 §1).
+@Suite("HTTP cache")
+struct HTTPCacheTests {
+    let client = Client()
+    /// Asks the server for counts, never through a cache.
+    let plain = Session()
+
+    private func newID() -> String { "r-\(UUID().uuidString)" }
+
+    private func url(_ id: String, _ query: String) async throws -> String {
+        try await DemoServer.url("/cache/resource?id=\(id)&\(query)")
+    }
+
+    private func stats(_ id: String) async throws -> Stats {
+        let form = CacheForm(url: try await DemoServer.url("/cache/stats?id=\(id)"))
+        return try await client.request(form, session: plain).decode(Stats.self)
+    }
+
+    /// Sends `form` and waits for its (first) response as handlers see it.
+    private func fetch(_ form: CacheForm, session: Session) async -> DataResponse<Resource> {
+        await withCheckedContinuation { continuation in
+            client.request(form, session: session).responseDecodable(of: Resource.self) { response in
+                continuation.resume(returning: response)
+            }
+        }
+    }
+
+    private func cachingSession(_ cache: HTTPCache = HTTPCache(), monitors: [any EventMonitor] = [])
+        -> Session
+    {
+        Session {
+            $0.cache = cache
+            $0.eventMonitors = monitors
+        }
+    }
+
+    @Test("A fresh response is served from the cache: the second request never reaches the server")
+    func freshness() async throws {
+        let id = newID()
+        let recorder = MetricsRecorder()
+        let session = cachingSession(monitors: [recorder])
+        let form = CacheForm(url: try await url(id, "cc=max-age=60"))
+        let first = await fetch(form, session: session)
+        let second = await fetch(form, session: session)
+        #expect(first.source == .network && first.age == nil)
+        #expect(second.source == .cache)
+        #expect(second.isStale == false)
+        #expect(second.value == first.value && first.value?.hit == 1)
+        #expect(second.response?.value(forHTTPHeaderField: "Age") != nil)
+        #expect(try await stats(id).hits == 1)
+        let sources = recorder.finished.withLock { $0.map(\.source) }
+        #expect(sources == [.network, .cache])
+    }
+
+    @Test("A stale response with an ETag is revalidated: a 304 gives the stored body, marked revalidated")
+    func revalidation() async throws {
+        let id = newID()
+        let session = cachingSession()
+        let form = CacheForm(url: try await url(id, "cc=max-age=0&etag=1"))
+        let first = await fetch(form, session: session)
+        let second = await fetch(form, session: session)
+        #expect(second.source == .revalidated)
+        #expect(second.value == first.value)
+        #expect(second.response?.statusCode == 200)
+        let counts = try await stats(id)
+        #expect(counts.hits == 2 && counts.notModified == 1 && counts.conditional == 1)
+    }
+
+    @Test("Last-Modified alone revalidates with If-Modified-Since")
+    func lastModified() async throws {
+        let id = newID()
+        let session = cachingSession()
+        let form = CacheForm(url: try await url(id, "cc=no-cache&lastModified=1"))
+        _ = await fetch(form, session: session)
+        let second = await fetch(form, session: session)
+        #expect(second.source == .revalidated && second.value?.hit == 1)
+        #expect(try await stats(id).notModified == 1)
+    }
+
+    @Test("Vary: one stored response per Accept-Language; each is served to its own requests")
+    func vary() async throws {
+        let id = newID()
+        let session = cachingSession()
+        let address = try await url(id, "cc=max-age=60&vary=Accept-Language")
+        let english = CacheForm(url: address, headers: ["Accept-Language": "en"])
+        let french = CacheForm(url: address, headers: ["Accept-Language": "fr"])
+        #expect(await fetch(english, session: session).source == .network)
+        #expect(await fetch(french, session: session).source == .network)
+        let englishAgain = await fetch(english, session: session)
+        let frenchAgain = await fetch(french, session: session)
+        #expect(englishAgain.source == .cache && englishAgain.value?.variant == "en")
+        #expect(frenchAgain.source == .cache && frenchAgain.value?.variant == "fr")
+        #expect(try await stats(id).hits == 2)
+    }
+
+    @Test("no-store is never stored")
+    func noStore() async throws {
+        let id = newID()
+        let session = cachingSession()
+        let form = CacheForm(url: try await url(id, "cc=no-store,max-age=60"))
+        _ = await fetch(form, session: session)
+        let second = await fetch(form, session: session)
+        #expect(second.source == .network && second.value?.hit == 2)
+    }
+
+    @Test("A successful POST to the URL invalidates it: the next GET goes to the server")
+    func invalidationByPost() async throws {
+        let id = newID()
+        let session = cachingSession()
+        let address = try await url(id, "cc=max-age=60")
+        let form = CacheForm(url: address)
+        _ = await fetch(form, session: session)
+        #expect(await fetch(form, session: session).source == .cache)
+        _ = try await client.request(CacheForm(url: address, method: .post), session: session).data()
+        let after = await fetch(form, session: session)
+        #expect(after.source == .network && after.value?.version == 2)
+    }
+
+    @Test("stale-while-revalidate: served stale at once; the server sees exactly one revalidation")
+    func staleWhileRevalidate() async throws {
+        let id = newID()
+        let session = cachingSession()
+        // Age 20 on a max-age of 10: stale on arrival, inside a 60 s window.
+        let form = CacheForm(url: try await url(id, "cc=max-age=10,stale-while-revalidate=60&etag=1&age=20"))
+        _ = await fetch(form, session: session)
+        let stale = await withTaskGroup(of: DataResponse<Resource>.self) { group in
+            for _ in 0..<5 { group.addTask { await fetch(form, session: session) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(stale.allSatisfy { $0.source == .cache && $0.value?.hit == 1 })
+        #expect(stale.contains { $0.isStale })
+        // Wait (bounded) for the background revalidation to reach the server and be stored.
+        var counts = try await stats(id)
+        let deadline = Date().addingTimeInterval(20)
+        while counts.notModified < 1, Date() < deadline {
+            await sleep(seconds: 0.05)
+            counts = try await stats(id)
+        }
+        await session.configuration.cache?.waitForPendingWrites()
+        var refreshed = await fetch(form, session: session)
+        while refreshed.isStale, Date() < deadline {
+            // The 304 is stored right after the server answered it.
+            await sleep(seconds: 0.05)
+            refreshed = await fetch(form, session: session)
+        }
+        #expect(refreshed.source == .cache && refreshed.isStale == false)
+        counts = try await stats(id)
+        #expect(counts.conditional == 1 && counts.notModified == 1 && counts.hits == 2)
+    }
+
+    @Test("stale-if-error: a 500 from the server is answered with the stale stored response, marked stale")
+    func staleIfErrorOn500() async throws {
+        let id = newID()
+        let session = cachingSession()
+        let form = CacheForm(url: try await url(id, "cc=max-age=10,stale-if-error=600&age=20"))
+        let first = await fetch(form, session: session)
+        let switchForm = CacheForm(
+            url: try await DemoServer.url("/cache/switch?id=\(id)&fail=500"), method: .post)
+        _ = try await client.request(switchForm, session: plain).data()
+        let second = await fetch(form, session: session)
+        #expect(second.error == nil)
+        #expect(second.source == .cache && second.isStale)
+        #expect(second.value == first.value)
+        #expect(try await stats(id).hits == 2)
+        // Without stale-if-error the failure stands.
+        let other = CacheForm(url: try await url(id, "cc=max-age=10&age=20"))
+        #expect(await fetch(other, session: session).error?.response?.statusCode == 500)
+    }
+
+    @Test("stale-if-error with the server down: the stored response answers the connection failure")
+    func staleIfErrorServerDown() async throws {
+        let cache = HTTPCache()
+        let session = cachingSession(cache)
+        let address = "http://127.0.0.1:\(try UnusedPort.find())/cache/resource?id=down"
+        let body = Data(#"{"id":"down","version":1,"hit":1,"variant":""}"#.utf8)
+        cache.store(
+            CacheEntry(
+                url: address, statusCode: 200,
+                headers: [
+                    "Cache-Control": "max-age=1, stale-if-error=600", "Content-Type": "application/json",
+                ],
+                body: body, requestTime: Date() - 30, responseTime: Date() - 30, vary: []),
+            for: CacheKey(method: "GET", url: address, credential: nil))
+        let response = await fetch(CacheForm(url: address), session: session)
+        #expect(response.value?.id == "down")
+        #expect(response.source == .cache && response.isStale)
+    }
+
+    @Test("Credentials: a private response is not stored; a public one is stored per credential")
+    func credentials() async throws {
+        let id = newID()
+        let session = cachingSession()
+        let alice: HTTPHeaders = ["Authorization": "Bearer alice"]
+        let bob: HTTPHeaders = ["Authorization": "Bearer bob"]
+        let privateForm = CacheForm(url: try await url(id, "cc=private,max-age=60"), headers: alice)
+        _ = await fetch(privateForm, session: session)
+        #expect(await fetch(privateForm, session: session).source == .network)
+        let publicAddress = try await url(id, "cc=public,max-age=60")
+        _ = await fetch(CacheForm(url: publicAddress, headers: alice), session: session)
+        #expect(await fetch(CacheForm(url: publicAddress, headers: bob), session: session).source == .network)
+        #expect(await fetch(CacheForm(url: publicAddress, headers: alice), session: session).source == .cache)
+        #expect(await fetch(CacheForm(url: publicAddress), session: session).source == .network)
+    }
+
+    @Test(
+        "Policies: reloadIgnoringCache asks the server; returnCacheElseLoad and cacheOnly take a stale entry")
+    func policies() async throws {
+        let id = newID()
+        let session = cachingSession()
+        let address = try await url(id, "cc=max-age=10&age=20")
+        _ = await fetch(CacheForm(url: address), session: session)
+        let reloaded = await fetch(
+            CacheForm(url: address, cachePolicy: .reloadIgnoringCache), session: session)
+        #expect(reloaded.source == .network && reloaded.value?.hit == 2)
+        let cached = await fetch(CacheForm(url: address, cachePolicy: .returnCacheElseLoad), session: session)
+        #expect(cached.source == .cache && cached.isStale && cached.value?.hit == 2)
+        let only = await fetch(CacheForm(url: address, cachePolicy: .cacheOnly), session: session)
+        #expect(only.source == .cache && only.value?.hit == 2)
+        let missing = await fetch(
+            CacheForm(url: try await url(newID(), "cc=max-age=60"), cachePolicy: .cacheOnly), session: session
+        )
+        #expect(missing.error?.kind == .transport)
+        #expect(try await stats(id).hits == 2)
+    }
+
+    @Test("cacheThenNetwork: the handler gets the stored value first, then the network's, in that order")
+    func cacheThenNetwork() async throws {
+        let id = newID()
+        let session = cachingSession()
+        let address = try await url(id, "cc=max-age=60")
+        _ = await fetch(CacheForm(url: address), session: session)
+        let responses = await withCheckedContinuation { continuation in
+            let received = Protected([DataResponse<Resource>]())
+            client.request(CacheForm(url: address, cachePolicy: .cacheThenNetwork), session: session)
+                .responseDecodable(of: Resource.self) { response in
+                    let all = received.withLock { received in
+                        received.append(response)
+                        return received
+                    }
+                    if all.count == 2 { continuation.resume(returning: all) }
+                }
+        }
+        #expect(responses.map(\.source) == [.cache, .network])
+        #expect(responses.map { $0.value?.hit } == [1, 2])
+    }
+
+    @Test("Crash safety: a torn entry file and a killed writer's temporary file are never served")
+    func crashSafety() async throws {
+        // Simulated: the files a writer killed mid-write leaves (see the storage unit tests, which
+        // also cut the entry at every length and flip every byte).
+        let id = newID()
+        let scratch = try ScratchDirectory("http-cache")
+        defer { scratch.remove() }
+        let form = CacheForm(url: try await url(id, "cc=max-age=600"))
+        do {
+            let cache = try HTTPCache(directory: scratch.url)
+            _ = await fetch(form, session: cachingSession(cache))
+            await cache.waitForPendingWrites()
+        }
+        let name = try #require(try scratch.contents().first)
+        let bytes = try Data(contentsOf: scratch.file(name))
+        try bytes.prefix(bytes.count / 2).write(to: scratch.file(name))
+        try bytes.prefix(40).write(to: scratch.file(name + ".torn" + HTTPCache.temporaryExtension))
+        let reopened = try HTTPCache(directory: scratch.url)
+        let response = await fetch(form, session: cachingSession(reopened))
+        #expect(response.source == .network && response.value?.hit == 2)
+        await reopened.waitForPendingWrites()
+        // The torn file was replaced by the new, whole entry; the temporary file is gone.
+        let names = try scratch.contents()
+        #expect(names == [name])
+        let again = try HTTPCache(directory: scratch.url)
+        #expect(await fetch(form, session: cachingSession(again)).source == .cache)
+    }
+
+    @Test("Size bound: a small cache keeps the most recent responses within its bytes and evicts the oldest")
+    func sizeBound() async throws {
+        // 10,000 entries against the byte bound: see the "HTTP cache storage" unit suite.
+        let cache = HTTPCache(memoryCapacity: 4 << 10)
+        let session = cachingSession(cache)
+        var addresses: [String] = []
+        for _ in 0..<40 {
+            let address = try await url(newID(), "cc=max-age=600")
+            addresses.append(address)
+            #expect(await fetch(CacheForm(url: address), session: session).source == .network)
+            #expect(cache.memoryUsage <= 4 << 10)
+        }
+        #expect(await fetch(CacheForm(url: addresses[39]), session: session).source == .cache)
+        #expect(await fetch(CacheForm(url: addresses[0]), session: session).source == .network)
+    }
+
+    @Test("Downloads and uploads are not cached")
+    func transfersAreNotCached() async throws {
+        let id = newID()
+        let session = cachingSession()
+        let address = try await url(id, "cc=max-age=60")
+        struct Download: DownloadFormable { let url: String }
+        for _ in 0..<2 {
+            let file = try await client.download(Download(url: address), session: session).fileURL()
+            try? FileManager.default.removeItem(at: file)
+        }
+        #expect(try await stats(id).hits == 2)
+    }
+}
+
+/// Crash safety with a real kill: a child process fills a disk cache and is killed (SIGKILL) while
+/// its writes are under way; a fresh cache on the same directory serves only whole entries.
+@Suite("HTTP cache crash safety")
+struct HTTPCacheCrashTests {
+    /// `CacheWriter` beside the running test executable (`swift build --build-tests` builds it).
+    private func writerExecutable() throws -> URL {
+        let directory = Bundle.main.executableURL?.deletingLastPathComponent()
+        let writer = try #require(directory?.appendingPathComponent("CacheWriter"))
+        try #require(FileManager.default.isExecutableFile(atPath: writer.path), "build CacheWriter first")
+        return writer
+    }
+
+    @Test("A child killed mid-write leaves nothing that is served: every entry read back is whole")
+    func killedWriter() async throws {
+        let scratch = try ScratchDirectory("cache-kill")
+        defer { scratch.remove() }
+        let run = UUID().uuidString
+        // 256 KiB bodies: each file takes a while to write, so the kill lands mid-write.
+        let prefix = try await DemoServer.url("/cache/resource?cc=max-age=600&pad=262144&id=kill-\(run)-")
+        let process = Process()
+        process.executableURL = try writerExecutable()
+        process.arguments = [scratch.url.path, prefix]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait (bounded) until the child has stored 20 responses, then kill it without warning.
+        let stored = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            Thread {
+                var text = ""
+                let handle = output.fileHandleForReading
+                let deadline = Date().addingTimeInterval(120)
+                while Date() < deadline {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    text += String(decoding: chunk, as: UTF8.self)
+                    if text.components(separatedBy: "\n").filter({ $0.hasPrefix("stored") }).count >= 20 {
+                        break
+                    }
+                }
+                continuation.resume(
+                    returning: text.components(separatedBy: "\n").filter { $0.hasPrefix("stored") }.count)
+            }.start()
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(stored >= 20)
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let cache = try HTTPCache(directory: scratch.url, diskCapacity: 1 << 30)
+        await cache.waitForPendingWrites()
+        let leftovers = try scratch.contents().filter { $0.hasSuffix(HTTPCache.temporaryExtension) }
+        #expect(leftovers.isEmpty)
+        var served = 0
+        for index in 0..<(stored + 5) {
+            let address = prefix + String(index)
+            let key = CacheKey(method: "GET", url: address, credential: nil)
+            guard let entry = await cache.entry(for: key, request: [:]) else { continue }
+            served += 1
+            let decoded = try JSONDecoder().decode(Resource.self, from: entry.body)
+            #expect(decoded.id == "kill-\(run)-\(index)")
+            #expect(entry.body.count > 262_144)
+        }
+        #expect(served >= 1)
+        // Whatever is left on disk now is whole.
+        for name in try scratch.contents() {
+            #expect(CacheEntryFile.decode(try Data(contentsOf: scratch.file(name))) != nil, "\(name)")
+        }
+    }
+}

@@ -4,7 +4,7 @@ import Foundation
 /// every adapter) that can change what the server answers.
 ///
 /// Part of the key: the method, the whole URL (query included, as sent), every header (names in
-/// any letter case, in any order; values exactly), the `URLRequest`'s cache policy, its timeout
+/// any letter case, in any order; values exactly), the `URLRequest`'s cache policy and the form's ``CachePolicy``, its timeout
 /// and whether it sends cookies. Not part of it: what URLSession's configuration adds to every
 /// request of the session (the same for all of them). Only GET and HEAD requests without a body
 /// have a key: nothing else is ever coalesced.
@@ -16,9 +16,9 @@ struct CoalescingKey: Hashable, Sendable {
     let cachePolicy: UInt
     let timeout: TimeInterval
     let handlesCookies: Bool
-    // Issue 14 §1: when forms get Formwork's own cache policy, add it here (one more stored
-    // property, filled in by `init?(_:cachePolicy:)` from the prepared request): two requests with
-    // different policies must never share a network request.
+    /// The form's policy for Formwork's HTTP cache: two requests with different policies never
+    /// share a network request.
+    let formCachePolicy: CachePolicy?
 
     /// One request header, its name lowercased.
     struct Header: Hashable, Sendable {
@@ -31,8 +31,10 @@ struct CoalescingKey: Hashable, Sendable {
 
     /// The key of `request`, or `nil` when it must never be coalesced (another method than GET or
     /// HEAD, a body, a body stream, no URL).
-    /// - Parameter request: The final request, after adapters.
-    init?(_ request: URLRequest) {
+    /// - Parameters:
+    ///   - request: The final request, after adapters.
+    ///   - formCachePolicy: The form's ``CachePolicy`` (`nil` when the request has none).
+    init?(_ request: URLRequest, formCachePolicy: CachePolicy? = nil) {
         let method = (request.httpMethod ?? "GET").uppercased()
         guard Self.methods.contains(method), request.httpBody == nil, request.httpBodyStream == nil,
             let url = request.url
@@ -45,5 +47,6 @@ struct CoalescingKey: Hashable, Sendable {
         self.cachePolicy = request.cachePolicy.rawValue
         self.timeout = request.timeoutInterval
         self.handlesCookies = request.httpShouldHandleCookies
+        self.formCachePolicy = formCachePolicy
     }
 }

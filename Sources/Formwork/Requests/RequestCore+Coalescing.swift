@@ -77,7 +77,7 @@ extension RequestCore {
         guard prepared.coalesces, sink == nil, session.configuration.coalescesRequests,
             case .inRequest = prepared.body
         else { return nil }
-        return CoalescingKey(prepared.urlRequest)
+        return CoalescingKey(prepared.urlRequest, formCachePolicy: prepared.cache?.policy)
     }
 
     /// Starts the attempt's task: a leader tells monitors it starts and resumes the task; a

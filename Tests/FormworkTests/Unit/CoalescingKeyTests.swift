@@ -27,6 +27,18 @@ struct CoalescingKeyTests {
         #expect(CoalescingKey(first) == CoalescingKey(second))
     }
 
+    @Test("Two requests whose forms ask for different HTTP cache policies never share a key")
+    func formCachePolicy() throws {
+        let plain = try request()
+        #expect(
+            CoalescingKey(plain, formCachePolicy: .useProtocol)
+                == CoalescingKey(plain, formCachePolicy: .useProtocol))
+        #expect(
+            CoalescingKey(plain, formCachePolicy: .useProtocol)
+                != CoalescingKey(plain, formCachePolicy: .reloadIgnoringCache))
+        #expect(CoalescingKey(plain, formCachePolicy: .cacheOnly) != CoalescingKey(plain))
+    }
+
     @Test("A header value's letter case matters")
     func headerValueCase() throws {
         #expect(

@@ -1,0 +1,128 @@
+import Foundation
+
+/// The serial queue a ``Session``'s `URLSession` delivers its delegate callbacks on, with
+/// back-pressure: whoever adds work while too much is waiting waits a little first.
+///
+/// Corelibs URLSession (Linux) reads the socket on its own queue and hands every chunk of a body
+/// (at most 16 KiB, libcurl's `CURL_MAX_WRITE_SIZE`) to the delegate with `addOperation`; nothing
+/// there ever waits for the delegate. When writing to disk is slower than the network, the chunks
+/// pile up in the delegate queue: a 1 GiB download could hold most of itself in memory. Here
+/// `addOperation` blocks its caller while more than ``Limits-swift.struct/highWater`` operations
+/// are pending, until the consumer has brought them down to ``Limits-swift.struct/lowWater``.
+/// The caller is the queue that runs libcurl, so libcurl stops reading and TCP's own flow control
+/// slows the server down: memory stays bounded whatever the server sends.
+///
+/// Two rules keep the wait from ever deadlocking:
+/// - work added by a callback running on this queue never waits (it would wait for itself);
+/// - every wait is bounded (``Limits-swift.struct/maximumWait``): after it, the work is added
+///   anyway. Corelibs code running on this queue may need the very queue that is waiting (a task's
+///   `resume()` and the creation of a task use `workQueue.sync`); the bound turns that case into
+///   a short stall instead of a hang.
+///
+/// Corelibs runs the libcurl side of **every** `URLSession` of the process on one shared serial
+/// queue, so while a producer waits here, all URLSessions of the process pause their reading too.
+/// That happens only while this session's delegate work is behind the network.
+final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counters are guarded by `condition`
+    /// When adding work waits, and for how long.
+    struct Limits: Sendable, Equatable {
+        /// Adding work waits while at least this many operations are pending.
+        let highWater: Int
+        /// A waiting caller goes on once the pending operations are down to this many.
+        let lowWater: Int
+        /// The longest one call waits, in seconds; then the work is added anyway.
+        let maximumWait: TimeInterval
+
+        /// 1,024 pending chunks of at most 16 KiB each: at most 16 MiB of body waiting for the disk,
+        /// a quarter of the 64 MiB growth a 1 GiB download may cause, and about 40 ms of data at
+        /// 400 MB/s, so a disk that only hiccups never stops the network. The producer then
+        /// sleeps until 256 remain (4 MiB): one wake-up per 768 chunks, not one per chunk. A wait
+        /// longer than 250 ms means the consumer is stuck, not slow: the work goes in anyway.
+        static let standard = Limits(highWater: 1024, lowWater: 256, maximumWait: 0.25)
+    }
+
+    /// What the queue has seen, for tests and benchmarks.
+    struct Statistics: Sendable, Equatable {
+        /// The most operations pending at once.
+        var peakPending = 0
+        /// How many calls to `addOperation` waited.
+        var waits = 0
+        /// How many of those waits ended at ``Limits-swift.struct/maximumWait`` rather than at
+        /// the low-water mark.
+        var timedOutWaits = 0
+        /// How many callers are waiting right now.
+        var waiting = 0
+    }
+
+    let limits: Limits
+    private let condition = NSCondition()
+    /// Operations added and not yet finished; guarded by `condition`.
+    private var pending = 0
+    /// Guarded by `condition`.
+    private var counters = Statistics()
+
+    /// - Parameters:
+    ///   - name: The queue's name, as debuggers show it.
+    ///   - limits: When adding work waits.
+    init(name: String, limits: Limits = .standard) {
+        self.limits = limits
+        super.init()
+        self.name = name
+        maxConcurrentOperationCount = 1
+    }
+
+    /// What the queue has seen so far.
+    var statistics: Statistics {
+        condition.lock()
+        defer { condition.unlock() }
+        return counters
+    }
+
+    /// Adds `block`, after waiting (at most ``Limits-swift.struct/maximumWait``) while too many
+    /// operations are pending, unless the caller runs on this queue.
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        let fromItself = OperationQueue.current === self
+        condition.lock()
+        if !fromItself, pending >= limits.highWater {
+            counters.waits += 1
+            counters.waiting += 1
+            condition.broadcast()  // tells `waitForWaitingCaller(timeout:)`
+            let deadline = Date(timeIntervalSinceNow: limits.maximumWait)
+            while pending > limits.lowWater {
+                if !condition.wait(until: deadline) {
+                    counters.timedOutWaits += 1
+                    break
+                }
+            }
+            counters.waiting -= 1
+        }
+        pending += 1
+        counters.peakPending = max(counters.peakPending, pending)
+        condition.unlock()
+        super.addOperation {
+            defer { self.operationFinished() }
+            block()
+        }
+    }
+
+    /// Blocks until some caller of `addOperation` is waiting, or `timeout` seconds pass; for tests.
+    /// - Returns: `true` when a caller is waiting.
+    func waitForWaitingCaller(timeout: TimeInterval) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while counters.waiting == 0 {
+            if !condition.wait(until: deadline) { return counters.waiting > 0 }
+        }
+        return true
+    }
+
+    /// Counts one operation as done and wakes the waiting callers once few enough remain.
+    private func operationFinished() {
+        condition.lock()
+        pending -= 1
+        if pending <= limits.lowWater, counters.waiting > 0 {
+            condition.broadcast()
+        }
+        condition.unlock()
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import FormworkTestSupport
+import Testing
+
+@testable import Formwork
+
+/// A download whose delegate work falls behind a fast local server: the session's delivery queue
+/// holds libcurl back instead of queueing the whole body in memory.
+@Suite("Download back-pressure", .timeLimit(.minutes(2)))
+struct DownloadBackPressureTests {
+    let client = Client()
+
+    @Test("A download whose consumer stalls holds the network back, then finishes with identical bytes")
+    func stalledConsumer() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let size: Int64 = 32 << 20  // 2,048 chunks of 16 KiB: twice what the queue lets wait
+        let tag = uniqueDownloadTag()
+        let session = Session()
+        let queue = session.deliveryQueue
+        let form = TestDownloadForm(
+            url: try await DemoServer.url("/files/\(size)?tag=\(tag)"), destination: scratch.file("big"))
+        let request = client.download(form, session: session)
+        let stalled = Protected(false)
+        let producerWaited = Protected<Bool?>(nil)
+        // Progress observers run on the delivery queue: the first one there stops the consumer
+        // until libcurl's side has to wait for it (or 60 s pass, and the test fails).
+        request.core.addProgressObserver { _, _ in
+            guard OperationQueue.current === queue, !stalled.withLock({ $0 }) else { return }
+            stalled.withLock { $0 = true }
+            let waited = queue.waitForWaitingCaller(timeout: 60)
+            producerWaited.withLock { $0 = waited }
+        }
+        let file = try await request.fileURL()
+        #expect(producerWaited.current == true)
+        #expect(try await matchesServerFile(file, size: size))
+        #expect(try await TagCounters.read(tag).requests == 1)
+        let statistics = queue.statistics
+        #expect(statistics.waits >= 1)
+        // Every wait that ended on time kept the queue at the high-water mark; one that timed out
+        // (a stalled consumer) let one chunk more in.
+        #expect(statistics.peakPending <= queue.limits.highWater + statistics.timedOutWaits)
+    }
+}

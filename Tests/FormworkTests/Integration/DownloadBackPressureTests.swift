@@ -14,7 +14,7 @@ struct DownloadBackPressureTests {
     func stalledConsumer() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let size: Int64 = 32 << 20  // 2,048 chunks of 16 KiB: twice what the queue lets wait
+        let size: Int64 = 32 << 20  // 2,048 chunks of 16 KiB: four times what the queue lets wait
         let tag = uniqueDownloadTag()
         let session = Session()
         let queue = session.deliveryQueue

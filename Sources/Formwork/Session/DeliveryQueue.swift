@@ -12,12 +12,16 @@ import Foundation
 /// The caller is the queue that runs libcurl, so libcurl stops reading and TCP's own flow control
 /// slows the server down: memory stays bounded whatever the server sends.
 ///
-/// Two rules keep the wait from ever deadlocking:
+/// Three rules keep the wait from ever deadlocking:
 /// - work added by a callback running on this queue never waits (it would wait for itself);
-/// - every wait is bounded (``Limits-swift.struct/maximumWait``): after it, the work is added
-///   anyway. Corelibs code running on this queue may need the very queue that is waiting (a task's
-///   `resume()` and the creation of a task use `workQueue.sync`); the bound turns that case into
-///   a short stall instead of a hang.
+/// - a wait goes on only while the consumer makes progress: when it finished nothing during a
+///   whole ``Limits-swift.struct/maximumWait``, it is stuck rather than slow, and the work is added
+///   at once;
+/// - after such a timeout nothing waits again until the consumer finishes an operation. Corelibs
+///   code running on this queue may need the very queue that is waiting (a task's `resume()` and
+///   the creation of a task use `workQueue.sync`), and libcurl delivers a whole socket read as
+///   many chunks in one go: without this rule each chunk would wait its own 250 ms. With it, a
+///   stuck consumer costs one short stall; memory is bounded again once it moves.
 ///
 /// Corelibs runs the libcurl side of **every** `URLSession` of the process on one shared serial
 /// queue, so while a producer waits here, all URLSessions of the process pause their reading too.
@@ -29,7 +33,8 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
         let highWater: Int
         /// A waiting caller goes on once the pending operations are down to this many.
         let lowWater: Int
-        /// The longest one call waits, in seconds; then the work is added anyway.
+        /// How long a waiting call waits for the consumer to finish at least one operation, in
+        /// seconds; when it finishes none, the work is added anyway.
         let maximumWait: TimeInterval
 
         /// 512 pending chunks of at most 16 KiB each: at most 8 MiB of body waiting for the disk,
@@ -37,8 +42,8 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
         /// 17-54 MiB growth against 17-41 MiB, the rest being libcurl's and malloc's own), and
         /// still 20 ms of data at 400 MB/s or 160 ms at 400 Mbit/s, so a disk that only hiccups
         /// never stops the network. The producer then sleeps until 128 remain (2 MiB): one
-        /// wake-up per 384 chunks, not one per chunk. A wait longer than 250 ms means the
-        /// consumer is stuck, not slow: the work goes in anyway.
+        /// wake-up per 384 chunks, not one per chunk. 250 ms without a single finished
+        /// operation means the consumer is stuck, not slow: the work goes in anyway.
         static let standard = Limits(highWater: 512, lowWater: 128, maximumWait: 0.25)
     }
 
@@ -48,8 +53,8 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
         var peakPending = 0
         /// How many calls to `addOperation` waited.
         var waits = 0
-        /// How many of those waits ended at ``Limits-swift.struct/maximumWait`` rather than at
-        /// the low-water mark.
+        /// How many of those waits ended because the consumer finished nothing for a whole
+        /// ``Limits-swift.struct/maximumWait`` (stuck), rather than at the low-water mark.
         var timedOutWaits = 0
         /// How many callers are waiting right now.
         var waiting = 0
@@ -61,6 +66,11 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
     private var pending = 0
     /// Guarded by `condition`.
     private var counters = Statistics()
+    /// Operations finished so far (wrapping); guarded by `condition`.
+    private var finished = 0
+    /// `finished` when a wait last timed out: no call waits while it is unchanged (the consumer is
+    /// stuck). Guarded by `condition`.
+    private var stuckAt: Int?
 
     /// - Parameters:
     ///   - name: The queue's name, as debuggers show it.
@@ -79,21 +89,28 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
         return counters
     }
 
-    /// Adds `block`, after waiting (at most ``Limits-swift.struct/maximumWait``) while too many
-    /// operations are pending, unless the caller runs on this queue.
+    /// Adds `block`, after waiting while too many operations are pending, unless the caller runs
+    /// on this queue or the consumer is stuck (see the type's rules).
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
         let fromItself = OperationQueue.current === self
         condition.lock()
-        if !fromItself, pending >= limits.highWater {
+        if !fromItself, pending >= limits.highWater, stuckAt != finished {
+            stuckAt = nil
             counters.waits += 1
             counters.waiting += 1
             condition.broadcast()  // tells `waitForWaitingCaller(timeout:)`
-            let deadline = Date(timeIntervalSinceNow: limits.maximumWait)
+            var deadline = Date(timeIntervalSinceNow: limits.maximumWait)
+            var seen = finished
             while pending > limits.lowWater {
-                if !condition.wait(until: deadline) {
+                guard !condition.wait(until: deadline) else { continue }
+                guard finished != seen else {
+                    // Nothing finished for a whole maximum wait: stuck, not slow.
                     counters.timedOutWaits += 1
+                    stuckAt = finished
                     break
                 }
+                seen = finished
+                deadline = Date(timeIntervalSinceNow: limits.maximumWait)
             }
             counters.waiting -= 1
         }
@@ -122,6 +139,7 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
     private func operationFinished() {
         condition.lock()
         pending -= 1
+        finished &+= 1
         if pending <= limits.lowWater, counters.waiting > 0 {
             condition.broadcast()
         }

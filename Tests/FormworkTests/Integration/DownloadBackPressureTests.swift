@@ -25,8 +25,10 @@ struct DownloadBackPressureTests {
         let producerWaited = Protected<Bool?>(nil)
         // Progress observers run on the delivery queue: the first one there stops the consumer
         // until libcurl's side has to wait for it (or 60 s pass, and the test fails).
-        request.core.addProgressObserver { _, _ in
-            guard OperationQueue.current === queue, !stalled.withLock({ $0 }) else { return }
+        // Only at a chunk: at the response, corelibs holds the body back until the callback returns.
+        request.core.addProgressObserver { progress, _ in
+            guard OperationQueue.current === queue, progress.completedBytes > 0, !stalled.withLock({ $0 })
+            else { return }
             stalled.withLock { $0 = true }
             let waited = queue.waitForWaitingCaller(timeout: 60)
             producerWaited.withLock { $0 = waited }
@@ -37,8 +39,8 @@ struct DownloadBackPressureTests {
         #expect(try await TagCounters.read(tag).requests == 1)
         let statistics = queue.statistics
         #expect(statistics.waits >= 1)
-        // Every wait that ended on time kept the queue at the high-water mark; one that timed out
-        // (a stalled consumer) let one chunk more in.
-        #expect(statistics.peakPending <= queue.limits.highWater + statistics.timedOutWaits)
+        // Unless the consumer was judged stuck (its thread not scheduled for a whole maximum wait
+        // on a busy machine), nothing more than the high-water mark was ever pending.
+        #expect(statistics.timedOutWaits > 0 || statistics.peakPending <= queue.limits.highWater)
     }
 }

@@ -38,9 +38,6 @@ struct Downloads {
         let destination: URL
     }
 
-    /// The range size of the engine's fixed-range downloads, for the link model's prediction.
-    static let rangeBytes: Int64 = 8 << 20
-
     let base: String
     let options: Options
     let directory: URL
@@ -89,13 +86,12 @@ struct Downloads {
                 target: 0.97)
             report.ratio(
                 "Formwork vs bare raw download(for:)", time(.rawBare) / time(.formwork), target: 0.97)
+            // Formwork fetches a download in one request, as raw does: the model predicts both.
             let single = link.predictedSeconds(bytes: size)
-            let ranges = Int((size + Self.rangeBytes - 1) / Self.rangeBytes)
             report.note(
-                "link model: one request \(seconds(single)) (S/B + RTT); \(ranges) sequential 8 MiB ranges "
-                    + "\(seconds(link.predictedSeconds(bytes: size, requests: ranges))), i.e. "
-                    + String(format: "%.2f", single / link.predictedSeconds(bytes: size, requests: ranges))
-                    + " × one request")
+                "link model: one request \(seconds(single)) (S/B + RTT); Formwork at "
+                    + String(format: "%.2f", single / time(.formwork)) + " × the model, raw at "
+                    + String(format: "%.2f", single / time(.rawBare)))
         } else {
             // DESIGN's targets on loopback: 1.0 × a progress-reporting downloadTask, 0.95 × bare.
             report.ratio(

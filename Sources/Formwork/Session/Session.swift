@@ -31,11 +31,14 @@ public final class Session: Sendable {
         /// enforced by Formwork. A request's own `deadline(_:)` wins over it. Defaults to `nil`:
         /// no total deadline, only the idle `timeout`.
         public var deadline: TimeInterval?
-        /// Downloads fetch the body in ranges of at most this many bytes (8 MiB by default), one
-        /// after the other with `If-Range`, so memory stays bounded however fast the network is
-        /// compared with the disk (corelibs URLSession has no back-pressure). Servers that ignore
-        /// ranges simply send the whole body. `nil` fetches the body in one request.
-        public var downloadSegmentSize: Int64? = 8 << 20
+        /// When set, downloads fetch the body in ranges of at most this many bytes, one after the
+        /// other with `If-Range`. Defaults to `nil`: one request for the whole body (or, when
+        /// resuming, the whole rest), which over a real link is as fast as a plain download, while
+        /// every range would cost a round trip. Memory stays bounded either way: when writing to
+        /// disk falls behind the network, the session slows the network down (see
+        /// <doc:PlatformNotes>). Ranges remain as a fallback, e.g. for a proxy or server that cuts
+        /// long responses; servers that ignore ranges simply send the whole body.
+        public var downloadSegmentSize: Int64?
         /// Monitors told about every request of the session (e.g. ``ConsoleLogger``).
         public var eventMonitors: [any EventMonitor] = []
         /// Whether identical GET and HEAD requests made while one is in flight share its network
@@ -72,6 +75,9 @@ public final class Session: Sendable {
     let router: SessionDelegate
     /// The coalescable network requests in flight.
     let coalescer = Coalescer()
+    /// The serial queue the `URLSession` delivers its callbacks on; it slows the network down when
+    /// they fall behind (see ``DeliveryQueue``).
+    let deliveryQueue: DeliveryQueue
 
     /// Creates a session.
     ///
@@ -92,10 +98,9 @@ public final class Session: Sendable {
     ) {
         self.configuration = configuration
         let router = SessionDelegate(configuration: configuration)
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "org.formwork.session.delegate"
+        let queue = DeliveryQueue(name: "org.formwork.session.delegate")
         self.router = router
+        self.deliveryQueue = queue
         self.urlSession = URLSession(
             configuration: Self.safeCopy(of: urlSessionConfiguration), delegate: router, delegateQueue: queue)
     }

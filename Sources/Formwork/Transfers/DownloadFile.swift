@@ -53,7 +53,7 @@ final class DownloadFile: ResponseSink {
     let destination: URL
     /// What the final move may do at the destination.
     let options: DownloadDestinationOptions
-    /// The most bytes one request asks for, or `nil` to fetch the rest in one request.
+    /// The most bytes one request asks for, or `nil` (the default) to fetch the rest in one request.
     let segmentSize: Int64?
     let state: Protected<State>
 
@@ -102,12 +102,13 @@ final class DownloadFile: ResponseSink {
 
     /// The headers that ask for the rest of the partial file, or none when starting from zero.
     ///
-    /// While segmenting, each request asks for at most ``segmentSize`` bytes: corelibs URLSession
-    /// has no back-pressure, so bounding what one response can deliver bounds the memory a fast
-    /// network can pile up ahead of the disk. The first request of a resume asks for the rest
-    /// open-ended (`bytes=N-`, the usual form of a resume) when the rest is known to fit in one
-    /// segment: the same bytes, the same memory bound. After a server refused a range it could
-    /// serve, requests ask for the whole body.
+    /// By default (no ``segmentSize``) one request asks for the whole body, or for the whole rest
+    /// (`bytes=N-`) when resuming: memory is bounded by the session's ``DeliveryQueue``, which
+    /// slows the network down when the disk falls behind, so no response needs to be cut short.
+    /// When segmenting (the opt-in fallback), each request asks for at most ``segmentSize``
+    /// bytes; the first request of a resume still asks for the rest open-ended when the rest is
+    /// known to fit in one segment. After a server refused a range it could serve, requests ask
+    /// for the whole body.
     var rangeHeaders: [(String, String)] {
         state.withLock { state in
             guard !state.rangesRefused else { return [] }

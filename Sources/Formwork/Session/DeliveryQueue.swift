@@ -1,0 +1,148 @@
+import Foundation
+
+/// The serial queue a ``Session``'s `URLSession` delivers its delegate callbacks on, with
+/// back-pressure: whoever adds work while too much is waiting waits a little first.
+///
+/// Corelibs URLSession (Linux) reads the socket on its own queue and hands every chunk of a body
+/// (at most 16 KiB, libcurl's `CURL_MAX_WRITE_SIZE`) to the delegate with `addOperation`; nothing
+/// there ever waits for the delegate. When writing to disk is slower than the network, the chunks
+/// pile up in the delegate queue: a 1 GiB download could hold most of itself in memory. Here
+/// `addOperation` blocks its caller while more than ``Limits-swift.struct/highWater`` operations
+/// are pending, until the consumer has brought them down to ``Limits-swift.struct/lowWater``.
+/// The caller is the queue that runs libcurl, so libcurl stops reading and TCP's own flow control
+/// slows the server down: memory stays bounded whatever the server sends.
+///
+/// Three rules keep the wait from ever deadlocking:
+/// - work added by a callback running on this queue never waits (it would wait for itself);
+/// - a wait goes on only while the consumer makes progress: when it finished nothing during a
+///   whole ``Limits-swift.struct/maximumWait``, it is stuck rather than slow, and the work is added
+///   at once;
+/// - after such a timeout nothing waits again until the consumer finishes an operation. Corelibs
+///   code running on this queue may need the very queue that is waiting (a task's `resume()` and
+///   the creation of a task use `workQueue.sync`), and libcurl delivers a whole socket read as
+///   many chunks in one go: without this rule each chunk would wait its own 250 ms. With it, a
+///   stuck consumer costs one short stall; memory is bounded again once it moves.
+///
+/// Corelibs runs the libcurl side of **every** `URLSession` of the process on one shared serial
+/// queue, so while a producer waits here, all URLSessions of the process pause their reading too.
+/// That happens only while this session's delegate work is behind the network.
+final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counters are guarded by `condition`
+    /// When adding work waits, and for how long.
+    struct Limits: Sendable, Equatable {
+        /// Adding work waits while at least this many operations are pending.
+        let highWater: Int
+        /// A waiting caller goes on once the pending operations are down to this many.
+        let lowWater: Int
+        /// How long a waiting call waits for the consumer to finish at least one operation, in
+        /// seconds; when it finishes none, the work is added anyway.
+        let maximumWait: TimeInterval
+
+        /// 512 pending chunks of at most 16 KiB each: at most 8 MiB of body waiting for the disk,
+        /// an eighth of the 64 MiB growth a 1 GiB download may cause (1,024 measured no better:
+        /// 17-54 MiB growth against 17-41 MiB, the rest being libcurl's and malloc's own), and
+        /// still 20 ms of data at 400 MB/s or 160 ms at 400 Mbit/s, so a disk that only hiccups
+        /// never stops the network. The producer then sleeps until 128 remain (2 MiB): one
+        /// wake-up per 384 chunks, not one per chunk. 250 ms without a single finished
+        /// operation means the consumer is stuck, not slow: the work goes in anyway.
+        static let standard = Limits(highWater: 512, lowWater: 128, maximumWait: 0.25)
+    }
+
+    /// What the queue has seen, for tests and benchmarks.
+    struct Statistics: Sendable, Equatable {
+        /// The most operations pending at once.
+        var peakPending = 0
+        /// How many calls to `addOperation` waited.
+        var waits = 0
+        /// How many of those waits ended because the consumer finished nothing for a whole
+        /// ``Limits-swift.struct/maximumWait`` (stuck), rather than at the low-water mark.
+        var timedOutWaits = 0
+        /// How many callers are waiting right now.
+        var waiting = 0
+    }
+
+    let limits: Limits
+    private let condition = NSCondition()
+    /// Operations added and not yet finished; guarded by `condition`.
+    private var pending = 0
+    /// Guarded by `condition`.
+    private var counters = Statistics()
+    /// Operations finished so far (wrapping); guarded by `condition`.
+    private var finished = 0
+    /// `finished` when a wait last timed out: no call waits while it is unchanged (the consumer is
+    /// stuck). Guarded by `condition`.
+    private var stuckAt: Int?
+
+    /// - Parameters:
+    ///   - name: The queue's name, as debuggers show it.
+    ///   - limits: When adding work waits.
+    init(name: String, limits: Limits = .standard) {
+        self.limits = limits
+        super.init()
+        self.name = name
+        maxConcurrentOperationCount = 1
+    }
+
+    /// What the queue has seen so far.
+    var statistics: Statistics {
+        condition.lock()
+        defer { condition.unlock() }
+        return counters
+    }
+
+    /// Adds `block`, after waiting while too many operations are pending, unless the caller runs
+    /// on this queue or the consumer is stuck (see the type's rules).
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        let fromItself = OperationQueue.current === self
+        condition.lock()
+        if !fromItself, pending >= limits.highWater, stuckAt != finished {
+            stuckAt = nil
+            counters.waits += 1
+            counters.waiting += 1
+            condition.broadcast()  // tells `waitForWaitingCaller(timeout:)`
+            var deadline = Date(timeIntervalSinceNow: limits.maximumWait)
+            var seen = finished
+            while pending > limits.lowWater {
+                guard !condition.wait(until: deadline) else { continue }
+                guard finished != seen else {
+                    // Nothing finished for a whole maximum wait: stuck, not slow.
+                    counters.timedOutWaits += 1
+                    stuckAt = finished
+                    break
+                }
+                seen = finished
+                deadline = Date(timeIntervalSinceNow: limits.maximumWait)
+            }
+            counters.waiting -= 1
+        }
+        pending += 1
+        counters.peakPending = max(counters.peakPending, pending)
+        condition.unlock()
+        super.addOperation {
+            defer { self.operationFinished() }
+            block()
+        }
+    }
+
+    /// Blocks until some caller of `addOperation` is waiting, or `timeout` seconds pass; for tests.
+    /// - Returns: `true` when a caller is waiting.
+    func waitForWaitingCaller(timeout: TimeInterval) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while counters.waiting == 0 {
+            if !condition.wait(until: deadline) { return counters.waiting > 0 }
+        }
+        return true
+    }
+
+    /// Counts one operation as done and wakes the waiting callers once few enough remain.
+    private func operationFinished() {
+        condition.lock()
+        pending -= 1
+        finished &+= 1
+        if pending <= limits.lowWater, counters.waiting > 0 {
+            condition.broadcast()
+        }
+        condition.unlock()
+    }
+}

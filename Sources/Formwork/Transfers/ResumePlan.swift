@@ -65,8 +65,9 @@ enum ResumeDecision: Equatable, Sendable {
     /// A 416 proving that the partial file already holds the whole, unchanged file: finish
     /// without a body.
     case alreadyComplete(totalBytes: Int64)
-    /// A 416 that proves nothing either way (a server that refuses ranges it could serve): keep
-    /// the partial file and ask for the whole body; its validator then decides (see
+    /// An answer that proves nothing either way (a 416 from a server that refuses ranges it could
+    /// serve, a 206 for other bytes than asked or with no readable `Content-Range`): keep the
+    /// partial file and ask for the whole body; its validator then decides (see
     /// ``appendAfterSkipping(_:)``).
     case recheckWithoutRange
     /// Some other status (404, 500...): not an answer about the range. Keep the partial file (the
@@ -78,10 +79,6 @@ enum ResumeDecision: Equatable, Sendable {
         /// A 200 without the partial file's validator: the server's file changed (or nothing shows
         /// that it did not).
         case wholeFileSent
-        /// A 206 whose range does not start at the offset.
-        case rangeMismatch(ContentRange)
-        /// A 206 with no readable single-range `Content-Range` (missing, garbled, or multipart).
-        case missingContentRange
         /// A 206 or 416 for a file whose size differs from the size known before (or is smaller
         /// than the bytes already kept).
         case lengthChanged(ContentRange)
@@ -113,10 +110,12 @@ enum ResumeDecision: Equatable, Sendable {
             else { return .restartFromZero(.wholeFileSent) }
             return .appendAfterSkipping(offset)
         case 206:
-            guard let contentRange, let range = contentRange.range else {
-                return .restartFromZero(.missingContentRange)
+            // A 206 for other bytes than asked (a range elsewhere, no readable single range): a
+            // lying or broken server, not a changed file. Nothing on disk is dropped for it: the
+            // whole body is asked for, and its validator decides.
+            guard let contentRange, let range = contentRange.range, range.lowerBound == offset else {
+                return .recheckWithoutRange
             }
-            guard range.lowerBound == offset else { return .restartFromZero(.rangeMismatch(contentRange)) }
             if let expectedTotal, let length = contentRange.completeLength, length != expectedTotal {
                 return .restartFromZero(.lengthChanged(contentRange))
             }

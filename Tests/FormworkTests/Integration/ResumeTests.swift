@@ -172,7 +172,7 @@ struct ResumeTests {
         #expect(try await matchesServerFile(file, size: size, version: 2))
     }
 
-    @Test("A 206 for the wrong range restarts from zero with a clean request")
+    @Test("A 206 for the wrong range is not appended: one request for the whole body finishes the file")
     func wrongRange() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
@@ -186,9 +186,39 @@ struct ResumeTests {
             destination: scratch.file("w"))
         let request = client.download(form)
         #expect(try await matchesServerFile(try await request.fileURL(), size: size))
-        // The second request starts again from zero: one plain request for the whole file.
+        // The second request asks for the whole body, without a range.
         #expect(request.request?.value(forHTTPHeaderField: "Range") == nil)
         #expect(try await TagCounters.read(tag).requests == 2)
+    }
+
+    @Test("A 206 for the wrong range keeps every byte already on disk, also when the recheck is cut short")
+    func wrongRangeKeepsBytes() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let size: Int64 = 1_000_000
+        let kept: Int64 = 300_000
+        let cut = TestDownloadForm(
+            url: try await DemoServer.url("/files/\(size)?cutAt=\(kept)"), destination: scratch.file("k"))
+        let resumeData = try #require(await client.download(cut).response().resumeData)
+        #expect(resumeData.bytesReceived == kept)
+        // The wrong 206 is refused; the request for the whole body that follows is cut at 100,000
+        // bytes, before it reaches what is on disk: the 300,000 bytes must still be there.
+        let form = ResumeForm(
+            resumeData: resumeData, url: try await DemoServer.url("/files/\(size)?wrongRange=1&cutAt=100000"),
+            destination: scratch.file("k"))
+        let failed = await client.download(form).response()
+        #expect(failed.error != nil)
+        let left = try #require(failed.resumeData)
+        #expect(left.bytesReceived == kept)
+        let partial = try Data(contentsOf: left.partialFileURL)
+        #expect(partial == DemoFileContent.bytes(in: 0..<kept))
+        // And the kept bytes finish the file with only the rest.
+        let tag = uniqueTag()
+        let finish = ResumeForm(
+            resumeData: left, url: try await DemoServer.url("/files/\(size)?tag=\(tag)"),
+            destination: scratch.file("k"))
+        #expect(try await matchesServerFile(try await client.download(finish).fileURL(), size: size))
+        #expect(try await TagCounters.read(tag).bytesSent == size - kept)
     }
 
     @Test("A retried download resumes where the cut left it instead of starting over")

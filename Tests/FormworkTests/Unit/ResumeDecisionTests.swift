@@ -94,24 +94,15 @@ import Testing
                 == .appendAfterSkipping(100))
     }
 
-    @Test(arguments: [
-        (
-            "bytes 0-999/1000",
-            ResumeDecision.RestartReason.rangeMismatch(ContentRange(range: 0...999, completeLength: 1000))
-        ),
-        ("bytes 150-999/1000", .rangeMismatch(ContentRange(range: 150...999, completeLength: 1000))),
-        ("garbage", .missingContentRange),
-        ("bytes */1000", .missingContentRange),
-    ])
-    func partialContentElsewhereRestartsWithANewRequest(
-        contentRange: String, reason: ResumeDecision.RestartReason
-    ) {
-        #expect(decide(206, contentRange) == .restartFromZero(reason))
-        #expect(!reason.responseBodyIsWholeFile)
+    @Test(
+        "A 206 for other bytes than asked keeps the partial file and asks for the whole body",
+        arguments: ["bytes 0-999/1000", "bytes 150-999/1000", "garbage", "bytes */1000"])
+    func partialContentElsewhereKeepsTheBytesAndRechecks(contentRange: String) {
+        #expect(decide(206, contentRange) == .recheckWithoutRange)
     }
 
-    @Test func partialContentWithoutContentRangeRestarts() {
-        #expect(decide(206) == .restartFromZero(.missingContentRange))
+    @Test func partialContentWithoutContentRangeKeepsTheBytesAndRechecks() {
+        #expect(decide(206) == .recheckWithoutRange)
     }
 
     @Test func partialContentOfAFileWithAnotherSizeRestarts() {

@@ -41,10 +41,14 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
         /// an eighth of the 64 MiB growth a 1 GiB download may cause (1,024 measured no better:
         /// 17-54 MiB growth against 17-41 MiB, the rest being libcurl's and malloc's own), and
         /// still 20 ms of data at 400 MB/s or 160 ms at 400 Mbit/s, so a disk that only hiccups
-        /// never stops the network. The producer then sleeps until 128 remain (2 MiB): one
-        /// wake-up per 384 chunks, not one per chunk. 250 ms without a single finished
-        /// operation means the consumer is stuck, not slow: the work goes in anyway.
-        static let standard = Limits(highWater: 512, lowWater: 128, maximumWait: 0.25)
+        /// never stops the network. The producer then sleeps until 448 remain: one wake-up per
+        /// 64 chunks (1 MiB), not one per chunk, and each wait short. A wait holds corelibs'
+        /// one libcurl queue, shared by every `URLSession` of the process, and any thread that
+        /// calls into it meanwhile (`URLSessionTask.resume()` waits on it): short waits keep
+        /// other sessions' requests moving between them (with 128 as the low-water mark, the
+        /// whole suite under TSan saw other requests stall for seconds). 250 ms without a single
+        /// finished operation means the consumer is stuck, not slow: the work goes in anyway.
+        static let standard = Limits(highWater: 512, lowWater: 448, maximumWait: 0.25)
     }
 
     /// What the queue has seen, for tests and benchmarks.

@@ -43,7 +43,7 @@ extension RequestCore {
         switch decision {
         case .fresh(let entry):
             answer(prepared, attempt: attempt, with: entry, now: now)
-            if policy == .cacheThenNetwork { restart() }
+            if policy == .cacheThenNetwork { refreshInBackground(after: attempt) }
             return true
         case .staleWhileRevalidate(let entry):
             answer(prepared, attempt: attempt, with: entry, now: now)
@@ -58,6 +58,17 @@ extension RequestCore {
             answer(prepared, attempt: attempt, with: nil, now: now)
             return true
         }
+    }
+
+    /// Cache-then-network's second answer: once the cached answer of `attempt` is delivered, the
+    /// request reloads in the background (no load mask: the cached value is on screen). Nothing
+    /// happens when the request was cancelled meanwhile.
+    private func refreshInBackground(after attempt: Int) {
+        perform(
+            state.withLock { state in
+                guard state.machine.attempt == attempt else { return .none }
+                return state.event { $0.reload(background: true) }
+            })
     }
 
     /// Settles an attempt's end with the cache, before validation: stores a storable response,

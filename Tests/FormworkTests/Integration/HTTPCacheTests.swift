@@ -285,6 +285,27 @@ struct HTTPCacheTests {
         #expect(responses.map { $0.value?.hit } == [1, 2])
     }
 
+    @Test("cacheThenNetwork: the load mask shows once, until the cached value; the refresh shows none")
+    @MainActor
+    func cacheThenNetworkMask() async throws {
+        let session = cachingSession()
+        let address = try await url(newID(), "cc=max-age=60")
+        _ = await fetch(CacheForm(url: address), session: session)
+        let log = EventLog()
+        let screen = Screen()
+        let delivered = EventCounter()
+        client.request(CacheForm(url: address, cachePolicy: .cacheThenNetwork), session: session)
+            .load(RecordingLoad(name: "load", log: log, container: screen))
+            .responseDecodable(of: Resource.self) { response in
+                log.record("\(response.source) \(response.value?.hit ?? 0)")
+                delivered.increment()
+            }
+        #expect(visibility(screen.view) == [true])
+        await delivered.wait(for: 2)
+        #expect(log.events == ["load.begin", "load.end", "cache 1", "network 2"])
+        #expect(screen.view.masks.isEmpty)
+    }
+
     @Test("Crash safety: a torn entry file and a killed writer's temporary file are never served")
     func crashSafety() async throws {
         // Simulated: the files a writer killed mid-write leaves (see the storage unit tests, which

@@ -57,6 +57,8 @@ struct Benchmark {
                 await Resume(base: base, options: options, directory: directory).run(report: report)
             case .coalescing:
                 await Coalescing(base: base, options: options).run(report: report)
+            case .cache:
+                await CacheHits(base: base, options: options).run(report: report)
             }
         }
     }

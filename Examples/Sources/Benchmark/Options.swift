@@ -20,6 +20,7 @@ struct Options: Sendable {
         case upload
         case resume
         case coalescing
+        case cache
     }
 
     /// Bytes per download and upload (1 GiB by default, 64 MiB with `--quick`).
@@ -65,7 +66,7 @@ struct Options: Sendable {
           --rounds R            interleaved rounds of small requests (default 5)
           --transfer-rounds R   interleaved rounds of each transfer (default 3)
           --quick               the reduced sizes, for CI (about a minute in release)
-          --only PHASE          run one phase: small, download, upload, resume or coalescing
+          --only PHASE          run one phase: small, download, upload, resume, coalescing or cache
           --server URL          use a running DemoServer (e.g. under valgrind, which cannot start one)
           --side raw|formwork   small requests through one side only (to profile it)
           --link SPEC           then run small requests and the download again over a simulated link,

@@ -77,6 +77,45 @@ struct SmallRequests: Requestable {
                 report.fail("small requests, \(concurrency) in flight: \(error)")
             }
         }
+        if options.activeLink == nil, options.side == nil { await coalescingCost(report: report) }
+    }
+
+    /// What coalescing (on by default) costs one request at a time, which never has a twin in
+    /// flight to share with: Formwork with the session defaults against the same session with
+    /// coalescing off, interleaved rounds, median.
+    private func coalescingCost(report: Report) async {
+        report.section(
+            "1b. The same, sequential, Formwork only: session defaults (coalescing on) against coalescing off"
+        )
+        let form = WeatherForm(url: "\(base)/weather")
+        let sessions = [true: Session(), false: Session { $0.coalescesRequests = false }]
+        let operation = { (on: Bool) -> @Sendable () async throws -> Void in
+            let session = sessions[on] ?? Session()
+            return { _ = try await self.send(form, session: session) }
+        }
+        do {
+            var samples: [Bool: [Sample]] = [:]
+            for on in [true, false] {
+                _ = try await Self.measure(
+                    count: max(50, options.requests / 5), concurrency: 1, operation(on))
+            }
+            for round in 0..<options.rounds {
+                for on in round.isMultiple(of: 2) ? [true, false] : [false, true] {
+                    let sample = try await Self.measure(
+                        count: options.requests, concurrency: 1, operation(on))
+                    samples[on, default: []].append(sample)
+                }
+            }
+            let rate = { (on: Bool) in samples[on, default: []].map(\.requestsPerSecond).median }
+            let cpu = { (on: Bool) in samples[on, default: []].map(\.cpuMicrosecondsPerRequest).median }
+            report.note(
+                "req/s: off \(number(rate(false))), defaults \(number(rate(true)));"
+                    + " CPU us/request: off \(number(cpu(false))), defaults \(number(cpu(true)))")
+            report.ratio(
+                "req/s, defaults (coalescing on) / off", rate(true) / max(rate(false), 1e-9), target: 0.98)
+        } catch {
+            report.fail("small requests with the session defaults: \(error)")
+        }
     }
 
     private func compare(concurrency: Int, raw: URLSession, session: Session, report: Report) async throws {
@@ -105,7 +144,7 @@ struct SmallRequests: Requestable {
             options.side.map { $0 == side } ?? true
         }
         for (_, operation) in sides {
-            _ = try await measure(count: warmUp, concurrency: concurrency, operation)
+            _ = try await Self.measure(count: warmUp, concurrency: concurrency, operation)
         }
         var samples: [Options.Side: [Sample]] = [:]
         let block = Self.blockSize(concurrency: concurrency)
@@ -119,7 +158,7 @@ struct SmallRequests: Requestable {
                 let count = min(block, options.requests - done)
                 let turn = (round + done / block).isMultiple(of: 2) ? sides : sides.reversed()
                 for (side, operation) in turn {
-                    let sample = try await measure(count: count, concurrency: concurrency, operation)
+                    let sample = try await Self.measure(count: count, concurrency: concurrency, operation)
                     totals[side, default: (0, 0)].seconds += Double(count) / sample.requestsPerSecond
                     totals[side, default: (0, 0)].cpu += sample.cpuMicrosecondsPerRequest * Double(count)
                 }
@@ -161,7 +200,7 @@ struct SmallRequests: Requestable {
     }
 
     /// Runs `count` requests with at most `concurrency` in flight; any failure ends the phase.
-    private func measure(
+    static func measure(
         count: Int, concurrency: Int, _ operation: @escaping @Sendable () async throws -> Void
     ) async throws -> Sample {
         let cpu = ProcessCPU.microseconds()

@@ -43,7 +43,7 @@ extension RequestCore {
         switch decision {
         case .fresh(let entry):
             answer(prepared, attempt: attempt, with: entry, now: now)
-            if policy == .cacheThenNetwork { restart() }
+            if policy == .cacheThenNetwork { refreshInBackground(after: attempt) }
             return true
         case .staleWhileRevalidate(let entry):
             answer(prepared, attempt: attempt, with: entry, now: now)
@@ -57,6 +57,31 @@ extension RequestCore {
             guard policy == .cacheOnly else { return false }
             answer(prepared, attempt: attempt, with: nil, now: now)
             return true
+        }
+    }
+
+    /// Cache-then-network's second answer: once the cached answer of `attempt` is delivered, the
+    /// request reloads in the background (no load mask: the cached value is on screen). Nothing
+    /// happens when that answer was dropped (see ``dropsFailedCachedAnswer(attempt:)``) or the
+    /// request was cancelled meanwhile.
+    private func refreshInBackground(after attempt: Int) {
+        perform(
+            state.withLock { state in
+                guard state.machine.attempt == attempt else { return .none }
+                return state.event { $0.reload(background: true) }
+            })
+    }
+
+    /// Whether the failure of `attempt` is that of a cached answer of cache-then-network (it
+    /// failed validation): such an answer is dropped like a miss, and the network's answer, from
+    /// the next attempt at once, is the one delivered. The retriers are not asked: nothing failed
+    /// on the network.
+    func dropsFailedCachedAnswer(attempt: Int) -> Bool {
+        state.withLock { state in
+            guard state.machine.isRunning(attempt: attempt), let context = state.prepared?.cache else {
+                return false
+            }
+            return context.answered && context.policy == .cacheThenNetwork
         }
     }
 

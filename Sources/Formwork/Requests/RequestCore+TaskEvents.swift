@@ -173,6 +173,10 @@ extension RequestCore {
             perform(state.withLock { $0.event { $0.completed(attempt: attempt, failure: nil) } })
             return
         }
+        if !failure.isCancelled, dropsFailedCachedAnswer(attempt: attempt) {
+            restartAttemptNow(after: attempt)
+            return
+        }
         passOnLatestProgress(attempt: attempt)
         perform(
             state.withLock { $0.event { $0.completed(attempt: attempt, failure: failure) } },

@@ -432,9 +432,10 @@ public final class RequestCore: Sendable {
             recordOutcome(ending, cancellingTask: cancellingTask, reported: reported)
         case .startDraining:
             startDraining()
-        case .reload(let attempt):
+        case .reload(let attempt, let background):
+            // A background refresh starts with no UI hooks: the previous answer is on screen.
             let (handlers, deadline, ownDeadline) = state.withLock {
-                ($0.attemptStartHandlers, $0.deadlineSeconds, $0.hasOwnDeadline)
+                (background ? [] : $0.attemptStartHandlers, $0.deadlineSeconds, $0.hasOwnDeadline)
             }
             // The previous run's deadline ended with its outcome: this run gets its own.
             if let deadline { setDeadline(deadline, own: ownDeadline) }
@@ -480,7 +481,8 @@ public final class RequestCore: Sendable {
                 error: error,
                 attempt: state.machine.attempt,
                 duration: duration,
-                cache: state.prepared?.cache?.delivery ?? .network)
+                cache: state.prepared?.cache?.delivery ?? .network,
+                isBackgroundRefresh: state.machine.isBackgroundRefresh)
             state.outcome = outcome
             state.deadlineTimer?.cancel()
             state.deadlineTimer = nil

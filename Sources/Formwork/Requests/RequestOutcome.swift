@@ -16,6 +16,9 @@ struct RequestOutcome: Sendable {
     let duration: TimeInterval
     /// Where the response came from (network, HTTP cache).
     var cache = CacheDelivery.network
+    /// Whether the attempt was a background refresh (cache-then-network's second answer), which
+    /// UI hooks neither begin nor end.
+    var isBackgroundRefresh = false
 }
 
 /// What a request delivers to a completion handler: what was sent, what came back, and the

@@ -71,8 +71,10 @@ struct RequestStateMachine: Sendable {
         case startDraining
         /// Run handler number `index` (0-based, in the order chained) with the outcome.
         case runHandler(index: Int)
-        /// A reload: run the later-attempt hooks, then build the request of `attempt`.
-        case reload(attempt: Int)
+        /// A reload: run the later-attempt hooks, then build the request of `attempt`. A
+        /// `background` reload (the refresh of cache-then-network, whose first answer is already on
+        /// screen) skips those hooks.
+        case reload(attempt: Int, background: Bool = false)
     }
 
     /// The current state.
@@ -92,6 +94,11 @@ struct RequestStateMachine: Sendable {
     private(set) var isDraining = false
     /// A reload asked for while the outcome was still being delivered: it starts after the drain.
     private(set) var reloadPending = false
+    /// Whether the pending reload is a background refresh (every reload asked for was one).
+    private(set) var pendingReloadIsBackground = false
+    /// Whether the current run is a background refresh: its start ran no later-attempt hooks, so
+    /// the hooks' end must not run for its outcome either. Retries within the run keep it.
+    private(set) var isBackgroundRefresh = false
 
     /// The coarse phase of ``state``, as tests and `Request.isFinished` read it.
     enum Phase: Sendable, Equatable {
@@ -297,7 +304,7 @@ struct RequestStateMachine: Sendable {
             isDraining = true
             return .startDraining
         }
-        return reloadPending ? reloadNow() : .none
+        return reloadPending ? reloadNow(background: pendingReloadIsBackground) : .none
     }
 
     /// The drain is ready for its next handler: right after `startDraining`, then after each
@@ -309,29 +316,36 @@ struct RequestStateMachine: Sendable {
             return .runHandler(index: handlersRun - 1)
         }
         isDraining = false
-        return reloadPending ? reloadNow() : .none
+        return reloadPending ? reloadNow(background: pendingReloadIsBackground) : .none
     }
 
     /// The app asks to send the finished request again through the same chain: every handler
     /// runs again with the new attempt's outcome. While the outcome is still being delivered (or
     /// not recorded yet) the reload waits for the delivery. A cancelled or still running request
     /// does not reload.
-    mutating func reload() -> Action {
+    ///
+    /// A `background` reload is the refresh that follows a value already delivered (cache-then-
+    /// network): its action says so, and so does ``isBackgroundRefresh`` until the next reload. A
+    /// reload asked for in the foreground while a background one waits makes it a foreground one.
+    mutating func reload(background: Bool = false) -> Action {
         guard state == .finished else { return .none }
         guard hasOutcome, !isDraining else {
+            pendingReloadIsBackground = (reloadPending ? pendingReloadIsBackground : true) && background
             reloadPending = true
             return .none
         }
-        return reloadNow()
+        return reloadNow(background: background)
     }
 
-    private mutating func reloadNow() -> Action {
+    private mutating func reloadNow(background: Bool) -> Action {
         reloadPending = false
+        pendingReloadIsBackground = false
         guard state == .finished else { return .none }
         hasOutcome = false
         handlersRun = 0
         attempt += 1
+        isBackgroundRefresh = background
         state = .adapting(attempt: attempt)
-        return .reload(attempt: attempt)
+        return .reload(attempt: attempt, background: background)
     }
 }

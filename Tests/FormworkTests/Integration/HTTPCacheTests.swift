@@ -285,6 +285,68 @@ struct HTTPCacheTests {
         #expect(responses.map { $0.value?.hit } == [1, 2])
     }
 
+    @Test("cacheThenNetwork: the load mask shows once, until the cached value; the refresh shows none")
+    @MainActor
+    func cacheThenNetworkMask() async throws {
+        let session = cachingSession()
+        let address = try await url(newID(), "cc=max-age=60")
+        _ = await fetch(CacheForm(url: address), session: session)
+        let log = EventLog()
+        let screen = Screen()
+        let delivered = EventCounter()
+        client.request(CacheForm(url: address, cachePolicy: .cacheThenNetwork), session: session)
+            .load(RecordingLoad(name: "load", log: log, container: screen))
+            .responseDecodable(of: Resource.self) { response in
+                log.record("\(response.source) \(response.value?.hit ?? 0)")
+                delivered.increment()
+            }
+        #expect(visibility(screen.view) == [true])
+        await delivered.wait(for: 2)
+        #expect(log.events == ["load.begin", "load.end", "cache 1", "network 2"])
+        #expect(screen.view.masks.isEmpty)
+    }
+
+    @Test("cacheThenNetwork: a cached answer that fails validation is dropped; the network's answer follows")
+    @MainActor
+    func cacheThenNetworkAfterFailedCheck() async throws {
+        let id = newID()
+        let asked = Protected(0)
+        let session = Session {
+            $0.cache = HTTPCache()
+            $0.retrier = Retrier { _ in
+                asked.withLock { $0 += 1 }
+                return .doNotRetry
+            }
+        }
+        let address = try await url(id, "cc=max-age=60")
+        #expect(await fetch(CacheForm(url: address), session: session).value?.version == 1)
+        // The resource changes behind the cache's back (the cache sees no POST to invalidate it).
+        _ = try await client.request(CacheForm(url: address, method: .post), session: plain).data()
+        let log = EventLog()
+        let screen = Screen()
+        let delivered = EventCounter()
+        let form = CacheForm(url: address, cachePolicy: .cacheThenNetwork)
+        let request = client.request(form, session: session)
+            .load(RecordingLoad(name: "load", log: log, container: screen))
+            .validate { _, _, data in
+                // This app needs version 2 or later: the stored version 1 fails the check.
+                let resource = try JSONDecoder().decode(Resource.self, from: data ?? Data())
+                if resource.version < 2 { throw URLError(.cannotDecodeContentData) }
+            }
+            .responseDecodable(of: Resource.self) { response in
+                log.record("\(response.source) \(response.value?.version ?? 0)")
+                delivered.increment()
+            }
+        await delivered.wait(for: 1)
+        // Chained after the end, a handler runs at once with the same (only) outcome.
+        request.response { _ in delivered.increment() }
+        await delivered.wait(for: 2)
+        #expect(log.events == ["load.begin", "load.end", "network 2"])
+        #expect(screen.view.masks.isEmpty)
+        #expect(asked.withLock { $0 } == 0)
+        #expect(try await stats(id).hits == 2)
+    }
+
     @Test("Crash safety: a torn entry file and a killed writer's temporary file are never served")
     func crashSafety() async throws {
         // Simulated: the files a writer killed mid-write leaves (see the storage unit tests, which

@@ -4,7 +4,10 @@ extension Request {
     /// `loadable.begin()` runs now; `loadable.end()` runs exactly once when the attempt ends,
     /// however it ends (success, failure, cancel), in chain order with the other hooks and
     /// handlers. When the request is sent again by a reload, `begin()` runs again before the new
-    /// attempt and `end()` again after it.
+    /// attempt and `end()` again after it. The network refresh of
+    /// ``CachePolicy/cacheThenNetwork`` that follows a cached value shows no mask: `begin()` and
+    /// `end()` run once, around the cached value, so the mask shows only while nothing is on
+    /// screen.
     ///
     /// ```swift
     /// request(WeatherForm()).load(LoadType.default(container: screen))   // a mask on the screen
@@ -20,7 +23,9 @@ extension Request {
         let end: @MainActor @Sendable () -> Void = { loadable.end() }
         begin()
         core.onLaterAttemptStart(begin)
-        core.append { _ in await end() }
+        core.append { outcome in
+            if !outcome.isBackgroundRefresh { await end() }
+        }
         return self
     }
 }

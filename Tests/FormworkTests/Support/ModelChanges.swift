@@ -13,7 +13,7 @@ import Testing
 final class ModelChanges<Value: Sendable> {
     /// The observed properties, by the names `names` uses.
     enum Property: String, CaseIterable {
-        case phase, value, fractionCompleted, message
+        case phase, value, fractionCompleted, message, connection
     }
 
     private let model: RequestModel<Value>
@@ -24,6 +24,20 @@ final class ModelChanges<Value: Sendable> {
     /// ``RequestModel/fractionCompleted`` as read on the main actor's next turn after each of its
     /// changes (`onChange` runs before the new value is stored).
     private(set) var fractions: [Double?] = []
+    /// ``RequestModel/connection`` before each of its changes (`onChange` runs inside the change,
+    /// before the new value is stored, and the previous change is stored by then).
+    private var connectionsBefore: [StreamConnectionState] = []
+
+    /// Every state ``RequestModel/connection`` took, in order, the current one last (each
+    /// change's new value is the next change's old value; the last one is read now).
+    var connections: [StreamConnectionState] {
+        Array(connectionsBefore.dropFirst()) + (connectionsBefore.isEmpty ? [] : [model.connection])
+    }
+
+    /// How many times `property` changed.
+    func count(_ property: Property) -> Int {
+        names.count { $0 == property.rawValue }
+    }
 
     init(_ model: RequestModel<Value>) {
         self.model = model
@@ -41,6 +55,7 @@ final class ModelChanges<Value: Sendable> {
             case .value: _ = model.value
             case .fractionCompleted: _ = model.fractionCompleted
             case .message: _ = model.message
+            case .connection: _ = model.connection
             }
         } onChange: { [weak self] in
             MainActor.assumeIsolated { self?.changed(property) }
@@ -49,6 +64,7 @@ final class ModelChanges<Value: Sendable> {
 
     private func changed(_ property: Property) {
         names.append(property.rawValue)
+        if property == .connection { connectionsBefore.append(model.connection) }
         arm(property)
         if property == .fractionCompleted {
             Task { @MainActor [weak self, model] in self?.fractions.append(model.fractionCompleted) }

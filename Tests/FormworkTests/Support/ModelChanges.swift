@@ -72,3 +72,16 @@ final class ModelChanges<Value: Sendable> {
         counter.increment()
     }
 }
+
+extension StreamConnectionState {
+    /// The state without its wait, to compare sequences.
+    var name: String {
+        switch self {
+        case .idle: "idle"
+        case .connecting: "connecting"
+        case .open: "open"
+        case .reconnecting: "reconnecting"
+        case .closed: "closed"
+        }
+    }
+}

@@ -97,10 +97,15 @@ struct RequestModelStreamTests {
     @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
     func throttlesFastStreams() async throws {
         let key = streamKey()
-        let (model, changes) = try await events("/sse?key=\(key)&count=100&total=100&rate=100&retry=10")
+        // paced=1: the server sends each event on its own, 10 ms apart.
+        let (model, changes) = try await events(
+            "/sse?key=\(key)&count=100&total=100&rate=100&paced=1&retry=10")
         let valueChanges = changes.count(.value)
         #expect(valueChanges < 100)
         #expect(valueChanges > 1)  // live: it changed while the events came, not only at the end
+        // At most one change per frame (1/60 s), but for the last event, shown at once at the end.
+        let gaps = changes.gaps(.value).dropLast()
+        #expect(gaps.allSatisfy { $0 >= 0.015 }, "gaps between value changes: \(gaps.sorted().prefix(5))")
         #expect(model.value?.id == ids(100...100)[0])
         #expect(model.phase.value?.id == ids(100...100)[0])
     }

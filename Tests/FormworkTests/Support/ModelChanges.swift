@@ -34,6 +34,15 @@ final class ModelChanges<Value: Sendable> {
         Array(connectionsBefore.dropFirst()) + (connectionsBefore.isEmpty ? [] : [model.connection])
     }
 
+    /// When each change happened (system uptime in nanoseconds), in the order of ``names``.
+    private(set) var times: [UInt64] = []
+
+    /// The seconds between consecutive changes of `property`.
+    func gaps(_ property: Property) -> [Double] {
+        let times = zip(names, self.times).filter { $0.0 == property.rawValue }.map(\.1)
+        return zip(times, times.dropFirst()).map { Double($1 - $0) / 1_000_000_000 }
+    }
+
     /// How many times `property` changed.
     func count(_ property: Property) -> Int {
         names.count { $0 == property.rawValue }
@@ -64,6 +73,7 @@ final class ModelChanges<Value: Sendable> {
 
     private func changed(_ property: Property) {
         names.append(property.rawValue)
+        times.append(DispatchTime.now().uptimeNanoseconds)
         if property == .connection { connectionsBefore.append(model.connection) }
         arm(property)
         if property == .fractionCompleted {

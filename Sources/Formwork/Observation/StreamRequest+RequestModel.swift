@@ -18,8 +18,9 @@ extension StreamRequest {
     /// event (a 204 stopped it; ``RequestModel/Phase/idle`` if no event came), failed with the
     /// error, or idle after a cancel.
     ///
-    /// The stream holds the model weakly: once the model is released, the stream is cancelled
-    /// at its next event or connection change. Call ``RequestModel/cancel()`` to stop it at once
+    /// The stream holds the model weakly: once the model is released, or another request took it
+    /// over (a later `.load(model)`), the stream is cancelled at its next event or connection
+    /// change. Call ``RequestModel/cancel()`` to stop it at once
     /// (when the screen disappears). ``RequestModel/retry()`` opens the stream again after it
     /// ended, sending the last event ID.
     /// - Parameter model: The model to drive.
@@ -67,8 +68,9 @@ extension StreamRequest {
             minimumInterval: MainActorRelay<StreamModelUpdate<Value>>.frameInterval,
             merge: StreamModelUpdate.merge
         ) { [weak model, weak driver, weak core] update in
-            guard let model else {
-                core?.cancel()  // the screen is gone: nothing shows the stream any more
+            // The screen is gone, or another request took the model over: nothing shows the stream.
+            guard let model, model.isDriven(by: driver) else {
+                core?.cancel()
                 return
             }
             model.apply(update, from: driver)

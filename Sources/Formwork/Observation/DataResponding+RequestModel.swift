@@ -27,7 +27,7 @@ extension DataResponding {
         _ model: RequestModel<Value>, atKeyPath keyPath: String? = nil, decoder: JSONDecoder = JSONDecoder(),
         tracksProgress: Bool = false
     ) -> Self {
-        drive(model, tracksProgress: tracksProgress) { outcome in
+        driveModel(model, tracksProgress: tracksProgress) { outcome in
             ResponseSerialization.decode(Value.self, outcome, keyPath: keyPath, decoder: decoder)
         }
     }
@@ -53,37 +53,8 @@ extension DataResponding {
         _ model: RequestModel<Value>, envelope: Envelope, atKeyPath keyPath: String? = "data",
         decoder: JSONDecoder = JSONDecoder(), tracksProgress: Bool = false
     ) -> Self {
-        drive(model, tracksProgress: tracksProgress) { outcome in
+        driveModel(model, tracksProgress: tracksProgress) { outcome in
             envelope.decode(Value.self, outcome, keyPath: keyPath, decoder: decoder)
         }
-    }
-
-    /// The one wiring of a model to this request: begin now and on later attempts, progress
-    /// through the progress hook's relay, the outcome at the model's place in the chain.
-    @MainActor
-    private func drive<Value: Sendable>(
-        _ model: RequestModel<Value>, tracksProgress: Bool,
-        serialize: @escaping @Sendable (RequestOutcome) -> Result<Value, NetworkError>
-    ) -> Self {
-        let core = self.core
-        let driver = model.attach { core.restart() }
-        model.begin(from: driver)
-        core.onLaterAttemptStart { [weak model, weak driver] in model?.begin(from: driver) }
-        let relay: ProgressRelay?
-        if tracksProgress {
-            let progressRelay = ProgressRelay { [weak model, weak driver] in model?.report($0, from: driver) }
-            core.addProgressObserver { progressRelay.post($0, attempt: $1) }
-            relay = progressRelay
-        } else {
-            relay = nil
-        }
-        core.append { [weak model, weak driver] outcome in
-            let result = serialize(outcome)
-            await MainActor.run {
-                relay?.flush()
-                model?.finish(result, from: driver)
-            }
-        }
-        return self
     }
 }

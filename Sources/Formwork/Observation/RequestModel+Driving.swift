@@ -7,26 +7,37 @@
 final class ModelDriver {
     /// Sends the request again through its chain.
     let resend: @MainActor @Sendable () -> Void
+    /// Cancels the request.
+    let cancel: @MainActor @Sendable () -> Void
     /// `false` once the request was cancelled: a cancelled request is never sent again.
     var canResend = true
+    /// What starts a run of a stream (reading it into the model); `nil` for other requests.
+    var startRun: (@MainActor () -> Void)?
 
-    init(resend: @escaping @MainActor @Sendable () -> Void) {
+    init(resend: @escaping @MainActor @Sendable () -> Void, cancel: @escaping @MainActor @Sendable () -> Void)
+    {
         self.resend = resend
+        self.cancel = cancel
     }
 }
 
 // How requests change a model: one main-actor step per event, setting only what changes, so an
 // observer hears each property once per event. This is also the extension point for streams: a
-// stream hook attaches a driver, calls `begin` when it connects (and reconnects), `receive` for each
-// value and `finish` when it ends; a `connection` property (connecting, open, reconnecting,
-// closed) belongs next to `phase` once streams land.
+// stream hook attaches a driver, calls `begin` when it starts (and restarts), `receive` for each
+// value (throttled by a `MainActorRelay`), `connect` for each change of its connection, and
+// `finish` when it ends.
 @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
 extension RequestModel {
     /// Takes the model over for a new request; updates from earlier requests are ignored from now on.
-    /// - Parameter resend: What ``retry()`` runs.
+    /// - Parameters:
+    ///   - cancel: What ``cancel()`` runs.
+    ///   - resend: What ``retry()`` runs.
     /// - Returns: The token the new request's updates carry.
-    func attach(resend: @escaping @MainActor @Sendable () -> Void) -> ModelDriver {
-        let driver = ModelDriver(resend: resend)
+    func attach(
+        cancel: @escaping @MainActor @Sendable () -> Void = {},
+        resend: @escaping @MainActor @Sendable () -> Void
+    ) -> ModelDriver {
+        let driver = ModelDriver(resend: resend, cancel: cancel)
         self.driver = driver
         return driver
     }
@@ -57,6 +68,12 @@ extension RequestModel {
         self.value = value
     }
 
+    /// The stream's connection changed (connecting, open, reconnecting, closed).
+    func connect(_ state: StreamConnectionState, from driver: ModelDriver?) {
+        guard isDriven(by: driver), connection != state else { return }
+        connection = state
+    }
+
     /// The attempt ended: succeeded with a value, failed with a message, or (cancelled) idle.
     func finish(_ result: Result<Value, NetworkError>, from driver: ModelDriver?) {
         guard isDriven(by: driver) else { return }
@@ -71,6 +88,26 @@ extension RequestModel {
             phase = .failed(error)
             let text = error.userMessage
             if message != text { message = text }
+        }
+    }
+
+    /// A stream's throttled step: its connection's changes in order, then its newest item.
+    func apply(_ update: StreamModelUpdate<Value>, from driver: ModelDriver?) {
+        for state in update.connections { connect(state, from: driver) }
+        if let value = update.value { receive(value, from: driver) }
+    }
+
+    /// A run of a stream ended: the connection is closed; a clean end succeeds with the last item
+    /// (or goes back to idle when none came), a cancel goes back to idle, a failure fails.
+    func end(_ failure: NetworkError?, from driver: ModelDriver?) {
+        guard isDriven(by: driver) else { return }
+        connect(.closed, from: driver)
+        if let failure {
+            finish(.failure(failure), from: driver)
+        } else if let value {
+            phase = .succeeded(value)
+        } else {
+            phase = .idle
         }
     }
 }

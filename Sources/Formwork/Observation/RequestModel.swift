@@ -30,6 +30,9 @@ import Observation
 ///   the form, never the object that sent it.
 /// - **It never retains its owner.** The request keeps the model weakly; the model keeps only the
 ///   request (for ``retry()``). A screen that owns the model is released as usual.
+/// - **Streams**: `stream(form).load(model)` makes ``value`` the latest event (or JSON line)
+///   and ``connection`` the state of the connection; both change at most once per frame however
+///   fast the server sends, and the last item is always shown.
 /// - **A cancel is not a failure**: the model goes back to ``Phase/idle`` with no message, as
 ///   `.warn` shows nothing for a cancel; ``value`` keeps the last success.
 ///
@@ -54,6 +57,12 @@ public final class RequestModel<Value: Sendable> {
     /// The sentence to show when the request failed (``NetworkError/userMessage``: the server's
     /// message for a business error, else the ``MessageCatalog`` words), `nil` otherwise.
     public internal(set) var message: String?
+
+    /// Where the connection of the stream that drives the model stands (see
+    /// ``StreamConnectionState``): `connecting`, `open`, `reconnecting(after:)` after a drop, and
+    /// `closed` when the stream ends. ``StreamConnectionState/idle`` when no stream drives it.
+    /// Changed on the main actor, throttled with ``value`` (at most one change of either per frame).
+    public internal(set) var connection: StreamConnectionState = .idle
 
     /// The request that drives the model now, if any.
     @ObservationIgnored var driver: ModelDriver?
@@ -82,5 +91,14 @@ public final class RequestModel<Value: Sendable> {
         guard canRetry, let driver else { return }
         begin(from: driver)
         driver.resend()
+    }
+
+    /// Cancels the request that drives the model now (a stream a screen no longer shows, or a
+    /// download the user stopped). The model goes back to ``Phase/idle`` (a stream's
+    /// ``connection`` to ``StreamConnectionState/closed``) when the request has ended; a cancelled
+    /// request is never sent again by ``retry()``. Does nothing when no request drives the model.
+    public func cancel() {
+        driver?.canResend = false
+        driver?.cancel()
     }
 }

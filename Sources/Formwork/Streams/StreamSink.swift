@@ -24,6 +24,8 @@ final class StreamSink: ResponseSink {
 
     let buffer: StreamBuffer
     let reconnection: StreamReconnection
+    /// Told when a connection is asked for, accepted, or reconnected after a wait.
+    let connections = StreamConnectionObservers()
     private let state = Protected(State())
 
     init(limit: Int, reconnection: StreamReconnection) {
@@ -57,6 +59,7 @@ final class StreamSink: ResponseSink {
     /// The headers a new attempt sends, and the buffer reopened after a reload.
     func prepare(_ request: inout URLRequest) {
         buffer.reopen()
+        connections.post(.connecting)
         let (mode, lastEventID) = state.withLock { ($0.mode, $0.lastEventID) }
         guard mode == .events else { return }
         if request.value(forHTTPHeaderField: "Accept") == nil {
@@ -69,7 +72,7 @@ final class StreamSink: ResponseSink {
     // MARK: ResponseSink
 
     func open(_ response: HTTPURLResponse, attempt: Int) -> SinkDecision {
-        let accepted = state.withLock { state -> Bool in
+        let (accepted, isOpen) = state.withLock { state -> (Bool, Bool) in
             state.attempt = attempt
             state.eventsInConnection = 0
             state.rejection = nil
@@ -78,8 +81,11 @@ final class StreamSink: ResponseSink {
             if state.mode == .events, let failure = EventStreamRule.rejection(of: response) {
                 state.rejection = failure
             }
-            return (200..<300).contains(response.statusCode) && response.statusCode != 204
+            let accepted = (200..<300).contains(response.statusCode) && response.statusCode != 204
+            // A status the request's validation may still fail is not an open stream either.
+            return (accepted, accepted && state.rejection == nil)
         }
+        if isOpen { connections.post(.open) }
         return accepted ? .write(TransferProgress(completedBytes: 0, totalBytes: nil)) : .collectInMemory
     }
 
@@ -154,7 +160,9 @@ final class StreamSink: ResponseSink {
             return EventStreamRule.Facts(retry: state.retry, quietConnections: state.quietConnections)
         }
         guard let facts else { return nil }
-        return EventStreamRule.reconnectDelay(
+        let delay = EventStreamRule.reconnectDelay(
             after: failure, facts: facts, policy: reconnection, random: Double.random(in: 0...1))
+        if let delay { connections.post(.reconnecting(after: delay)) }
+        return delay
     }
 }

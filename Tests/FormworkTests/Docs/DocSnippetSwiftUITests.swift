@@ -45,6 +45,84 @@ extension DocSnippetTests {
             }
         }
 
+        struct ScoresForm: RequestFormable {
+            var url: String { "https://api.example.com/scores/live" }
+        }
+
+        @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+        @MainActor
+        final class LiveScoresModel: Requestable {
+            let scores = RequestModel<ServerSentEvent>()
+            var session = Session.default  // added for the test
+
+            func start() {
+                stream(ScoresForm(), session: session).load(scores)
+            }
+
+            func stop() {
+                scores.cancel()
+            }
+        }
+
+        struct ReportForm: DownloadFormable {
+            var url: String { "https://api.example.com/reports/latest.pdf" }
+        }
+
+        @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+        @MainActor
+        final class ReportModel: Requestable {
+            let report = RequestModel<URL>()
+            var session = Session.default  // added for the test
+
+            func fetch() {
+                download(ReportForm(), session: session).load(report)
+            }
+        }
+
+        @Test("SwiftUI: the live screen's model shows the latest event, then stops closed")
+        @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+        @MainActor
+        func liveScores() async throws {
+            let stubs = StubRegistry()
+            let body = "retry: 60000\n\nid: 1\ndata: 2-1\n\nid: 2\ndata: 3-1\n\n"
+            stubs.stub(
+                .get, "https://api.example.com/scores/live",
+                StubResponse(
+                    headers: ["Content-Type": "text/event-stream"], body: Data(body.utf8), chunkSize: 9))
+            let live = LiveScoresModel()
+            live.session = Session(stubs: stubs)
+            live.start()  // what `.onAppear` does
+            #expect(live.scores.connection == .connecting)
+            // The stub's body ends: the stream waits a minute (its `retry:`) to reconnect.
+            await waitUntil(live.scores) {
+                if case .reconnecting = $0.connection { return true }
+                return false
+            }
+            #expect(live.scores.value?.data == "3-1")
+            #expect(live.scores.phase.isLoading)
+            live.stop()  // what `.onDisappear` does
+            await waitUntil(live.scores) { $0.connection == .closed }
+            #expect(live.scores.phase.isLoading == false)
+            #expect(live.scores.value?.data == "3-1")
+        }
+
+        @Test("SwiftUI: the download model ends with the file's URL")
+        @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
+        @MainActor
+        func reportDownload() async throws {
+            let stubs = StubRegistry()
+            let bytes = Data(repeating: 42, count: 100_000)
+            stubs.stub(.get, "https://api.example.com/reports/latest.pdf", StubResponse(body: bytes))
+            let model = ReportModel()
+            model.session = Session(stubs: stubs)
+            model.fetch()
+            await waitWhileLoading(model.report)
+            let file = try #require(model.report.value)
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(try Data(contentsOf: file) == bytes)
+            #expect(model.report.fractionCompleted == 1)
+        }
+
         @Test("SwiftUI: the screen's model loads, fails with the server's message, and retries")
         @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
         @MainActor

@@ -9,7 +9,8 @@ import NIOHTTP1
 ///   starting after the request's `Last-Event-ID` (else at 1). Each connection sends `count`
 ///   events (default 3), first a `retry: MS` line when asked, then ends cleanly (`clean`), sends
 ///   half of the next event (its `id:` included) and drops the connection (`drop`), or keeps
-///   sending until the client leaves (`open`). `rate` paces events per second. When the next id
+///   sending until the client leaves (`open`). `rate` paces events per second (in slices of 50 ms,
+///   or one event per slice with `paced=1`). When the next id
 ///   would pass `total`, it answers 204 (stop). `realm` requires the `/auth` realm's current
 ///   token; `type` replaces the content type.
 /// - `GET /sse/stats?key=K`: `{"connections":n,"closedByClient":m,"lastEventIDs":[...]}` (the
@@ -115,7 +116,7 @@ enum StreamRoutes {
             default: Int64(prefix.count) + Int64(count) * size
             }
         let rate = request.queryValue("rate").flatMap { Int64($0) }
-        let stream = StreamedBody(
+        var stream = StreamedBody(
             contentLength: nil, bytesToSend: bytesToSend, closesEarly: end == "drop",
             bytesPerSecond: rate.map { max(1, $0 * size) },
             fill: { buffer, offset in
@@ -136,6 +137,7 @@ enum StreamRoutes {
             },
             onSent: { _ in },
             onClientClose: { clientClosed(name) })
+        if request.queryValue("paced") == "1", let rate { stream.slicesPerSecond = max(1, rate) }
         let type = request.queryValue("type") ?? "text/event-stream"
         return DemoResponse(
             status: .ok, headers: ["Content-Type": type, "Cache-Control": "no-store"], stream: stream)

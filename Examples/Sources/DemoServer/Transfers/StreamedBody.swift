@@ -12,6 +12,8 @@ struct StreamedBody: Sendable {
     var closesEarly: Bool
     /// A throttle in bytes per second; nil sends as fast as the client reads.
     var bytesPerSecond: Int64?
+    /// How many slices a second the throttle sends (each a 1/slicesPerSecond share of the rate).
+    var slicesPerSecond: Int64 = 20
     /// Writes the body bytes starting at the given offset (0 = the first body byte) into the buffer.
     var fill: @Sendable (_ buffer: UnsafeMutableRawBufferPointer, _ offset: Int64) -> Void
     /// Told how many bytes were handed to the connection, chunk by chunk (for `/stats`).
@@ -92,8 +94,8 @@ final class StreamedBodyWriter {
         while !done, sent < body.bytesToSend, sent < turnLimit, context.channel.isWritable {
             var size = Int(min(Int64(Self.chunkSize), body.bytesToSend - sent))
             if let rate = body.bytesPerSecond {
-                // Send in slices of 50 ms worth of data, each no earlier than its due time.
-                size = min(size, Int(max(1, rate / 20)))
+                // Send in slices (by default 50 ms worth of data), each no earlier than its due time.
+                size = min(size, Int(max(1, rate / max(1, body.slicesPerSecond))))
                 let due = started + .nanoseconds(Int64(Double(sent) / Double(rate) * 1e9))
                 if due > .now() {
                     timerPending = true

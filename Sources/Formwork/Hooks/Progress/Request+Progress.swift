@@ -3,48 +3,34 @@ import Foundation
 /// Carries progress from the delegate queue to the main actor, coalescing bursts: at most one
 /// hop is pending, and it delivers the newest value. Values never go backwards within an attempt.
 final class ProgressRelay: Sendable {
-    private struct State {
-        var latest: (TransferProgress, Int)?
-        var delivered: (TransferProgress, Int)?
-        var hopScheduled = false
+    /// A progress value and the attempt it belongs to.
+    private struct Posted: Sendable {
+        let progress: TransferProgress
+        let attempt: Int
     }
 
-    private let state = Protected(State())
-    private let deliver: @MainActor @Sendable (TransferProgress) -> Void
+    private let relay: MainActorRelay<Posted>
 
     init(deliver: @escaping @MainActor @Sendable (TransferProgress) -> Void) {
-        self.deliver = deliver
+        relay = MainActorRelay(
+            isStale: { latest, delivered in
+                // Never backwards within an attempt, and never the same value twice.
+                delivered.attempt == latest.attempt
+                    && (delivered.progress.completedBytes > latest.progress.completedBytes
+                        || delivered.progress == latest.progress)
+            },
+            deliver: { deliver($0.progress) })
     }
 
     /// Takes a value from any thread; schedules a main-actor hop if none is pending.
     func post(_ progress: TransferProgress, attempt: Int) {
-        let schedule = state.withLock { state -> Bool in
-            state.latest = (progress, attempt)
-            guard !state.hopScheduled else { return false }
-            state.hopScheduled = true
-            return true
-        }
-        if schedule {
-            // The one hop to the main actor for UI progress, coalesced: at most one is pending.
-            Task { @MainActor in self.flush() }
-        }
+        relay.post(Posted(progress: progress, attempt: attempt))
     }
 
     /// Delivers the newest value now, if it is new.
     @MainActor
     func flush() {
-        let value = state.withLock { state -> TransferProgress? in
-            state.hopScheduled = false
-            guard let (latest, attempt) = state.latest else { return nil }
-            if let (delivered, deliveredAttempt) = state.delivered, deliveredAttempt == attempt,
-                delivered.completedBytes > latest.completedBytes || delivered == latest
-            {
-                return nil
-            }
-            state.delivered = (latest, attempt)
-            return latest
-        }
-        if let value { deliver(value) }
+        relay.flush()
     }
 }
 

@@ -306,6 +306,36 @@ struct HTTPCacheTests {
         #expect(screen.view.masks.isEmpty)
     }
 
+    @Test(
+        "cacheThenNetwork: a refresh that fails for want of a network puts no reload prompt over the cached value"
+    )
+    @MainActor
+    func cacheThenNetworkOfflineRefresh() async throws {
+        let cache = HTTPCache()
+        let session = cachingSession(cache)
+        let address = "http://127.0.0.1:\(try UnusedPort.find())/cache/resource?id=offline"
+        let body = Data(#"{"id":"offline","version":1,"hit":1,"variant":""}"#.utf8)
+        cache.store(
+            CacheEntry(
+                url: address, statusCode: 200,
+                headers: ["Cache-Control": "max-age=60", "Content-Type": "application/json"],
+                body: body, requestTime: Date(), responseTime: Date(), vary: []),
+            for: CacheKey(method: "GET", url: address, credential: nil))
+        let screen = Screen()
+        let log = EventLog()
+        let delivered = EventCounter()
+        client.request(CacheForm(url: address, cachePolicy: .cacheThenNetwork), session: session)
+            .reload(on: screen)
+            .responseDecodable(of: Resource.self) { response in
+                log.record(
+                    response.value.map { "value \($0.id)" } ?? "error \(response.error?.kind.name ?? "")")
+                delivered.increment()
+            }
+        await delivered.wait(for: 2)
+        #expect(log.events == ["value offline", "error transport"])
+        #expect(screen.view.masks.isEmpty)
+    }
+
     @Test("cacheThenNetwork: a cached answer that fails validation is dropped; the network's answer follows")
     @MainActor
     func cacheThenNetworkAfterFailedCheck() async throws {

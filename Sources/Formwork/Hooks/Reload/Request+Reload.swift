@@ -6,7 +6,9 @@ extension Request {
     /// cancel), `reloadable.reloadMask()` is added on `reloadable.reloadContainer()`. Triggering
     /// it (``ReloadMask/reload()``) removes it and sends the same request again through the same
     /// chain: `load` begins again, and every hook and handler runs again for the new attempt —
-    /// including this one, should the network still be down.
+    /// including this one, should the network still be down. The network refresh of a
+    /// ``CachePolicy/cacheThenNetwork`` request, which follows a cached value already delivered,
+    /// offers no prompt when it fails: the cached value stays on screen.
     ///
     /// A shown prompt keeps its request alive until it is triggered or removed from its
     /// container, but never `reloadable`: a class (a screen) is held weakly, so a screen that was
@@ -35,7 +37,11 @@ extension Request {
             host.add(mask, insets: .zero)
         }
         core.append { outcome in
-            guard let error = outcome.error, error.isNetworkFailure else { return }
+            // A background refresh (cache-then-network) that fails leaves the cached value on
+            // screen: no prompt covers it.
+            guard let error = outcome.error, error.isNetworkFailure, !outcome.isBackgroundRefresh else {
+                return
+            }
             await offer()
         }
         return self

@@ -87,7 +87,7 @@ public final class Session: Sendable {
     /// process (`TaskRegistry.swift:118: Trying to access a behaviour for a task that in not in the
     /// registry`); without a cache that window does not exist. What an app gives up: on Apple
     /// platforms, `URLCache`'s storing and revalidation of cacheable responses (corelibs never
-    /// stores a response anyway). Formwork's own HTTP cache is meant to take its place.
+    /// stores a response anyway). Formwork's own ``HTTPCache`` (``Configuration/cache``) takes its place.
     /// - Parameters:
     ///   - configuration: Defaults for every request.
     ///   - urlSessionConfiguration: The configuration of the underlying `URLSession` (copied,

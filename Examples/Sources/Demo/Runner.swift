@@ -19,6 +19,7 @@ final class Runner {
             MessagesScenario(),
             ReloadScenario(),
             StreamScenario(),
+            ModelScenario(),
         ]
     }
 

@@ -219,7 +219,9 @@ final class DownloadFile: ResponseSink {
             case .recheckWithoutRange:
                 state.rangesRefused = true
                 state.segmenting = false
-                return restart(&state, because: "416 to ranges it should serve")
+                return restart(
+                    &state,
+                    because: "answers that do not fit the range asked for (416, or a 206 for other bytes)")
             case .notARangeResponse(let status):
                 // An error (or odd 2xx) response: keep the partial file for a later resume.
                 guard (200..<300).contains(status) else { return .collectInMemory }

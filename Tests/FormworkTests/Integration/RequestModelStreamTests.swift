@@ -103,9 +103,12 @@ struct RequestModelStreamTests {
         let valueChanges = changes.count(.value)
         #expect(valueChanges < 100)
         #expect(valueChanges > 1)  // live: it changed while the events came, not only at the end
-        // At most one change per frame (1/60 s), but for the last event, shown at once at the end.
+        // At most one change per frame (1/60 s, 16.7 ms), but for the last event, shown at once at
+        // the end. Unthrottled, changes would follow the events, 10 ms apart. The times are taken
+        // at each change, a little after the relay's own clock on a busy machine (14.4 ms was seen
+        // once in CI), so the bound sits between the two: 12 ms.
         let gaps = changes.gaps(.value).dropLast()
-        #expect(gaps.allSatisfy { $0 >= 0.015 }, "gaps between value changes: \(gaps.sorted().prefix(5))")
+        #expect(gaps.allSatisfy { $0 >= 0.012 }, "gaps between value changes: \(gaps.sorted().prefix(5))")
         #expect(model.value?.id == ids(100...100)[0])
         #expect(model.phase.value?.id == ids(100...100)[0])
     }

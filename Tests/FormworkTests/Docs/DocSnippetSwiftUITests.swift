@@ -93,9 +93,11 @@ extension DocSnippetTests {
             live.session = Session(stubs: stubs)
             live.start()  // what `.onAppear` does
             #expect(live.scores.connection == .connecting)
-            // The stub's body ends: the stream waits a minute (its `retry:`) to reconnect.
+            // The stub's body ends: the stream waits a minute (its `retry:`) to reconnect. The last
+            // event may reach the model a frame after the connection state (values are throttled
+            // to one per frame): wait for both.
             await waitUntil(live.scores) {
-                if case .reconnecting = $0.connection { return true }
+                if case .reconnecting = $0.connection { return $0.value?.data == "3-1" }
                 return false
             }
             #expect(live.scores.value?.data == "3-1")

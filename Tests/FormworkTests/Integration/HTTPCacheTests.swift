@@ -161,8 +161,11 @@ struct HTTPCacheTests {
     func staleWhileRevalidate() async throws {
         let id = newID()
         let session = cachingSession()
-        // Age 20 on a max-age of 10: stale on arrival, inside a 60 s window.
-        let form = CacheForm(url: try await url(id, "cc=max-age=10,stale-while-revalidate=60&etag=1&age=20"))
+        // Age 150 on a max-age of 120: stale on arrival, inside a 600 s window. The 304 makes it
+        // fresh for 120 s, so a slow machine (TSan, the whole suite at once) cannot see it go
+        // stale again before the last check and revalidate a second time.
+        let form = CacheForm(
+            url: try await url(id, "cc=max-age=120,stale-while-revalidate=600&etag=1&age=150"))
         _ = await fetch(form, session: session)
         let stale = await withTaskGroup(of: DataResponse<Resource>.self) { group in
             for _ in 0..<5 { group.addTask { await fetch(form, session: session) } }

@@ -47,6 +47,9 @@ public final class Session: Sendable {
         /// Formwork's HTTP cache for the session's data requests (see ``HTTPCache`` and each
         /// form's ``Formable/cachePolicy``). Defaults to `nil`: nothing is cached, as before.
         public var cache: HTTPCache?
+        /// What carries the session's requests over the network (see ``Transport``). Defaults to
+        /// `nil`: the built-in `URLSession` transport, on every platform.
+        public var transport: (any Transport)?
 
         // Credentials ------------------------------------------------------------------------
         /// Names (any letter case) of headers that carry credentials of your own, e.g.

@@ -1,0 +1,46 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What carries Formwork's requests over the network.
+///
+/// Formwork decides everything about a request (building, adapters, authentication, retries,
+/// redirects' credential rules, caching, coalescing, validation, decoding, hooks) and hands each
+/// attempt to its session's transport as one exchange: a ``TransportRequest`` out, a response
+/// head, body bytes and an end back through ``TransportEvents``. `URLSession` is the built-in
+/// transport and the default on every platform; set ``Session/Configuration/transport`` to use
+/// another one (for example one built on SwiftNIO for a Linux service, see the Transports article).
+///
+/// A transport:
+/// - makes a task for an exchange without starting it and without calling its events (Formwork
+///   may hold a lock while it calls ``makeTask(for:events:)``: the call must be quick);
+/// - once the task is resumed, reports the exchange through its events, in order, one call at a
+///   time: at most one ``TransportEvents/receiveResponse(_:)`` per response, body bytes,
+///   and exactly one ``TransportEvents/finish(_:)``;
+/// - asks its events before it follows a redirect and before it answers an authentication
+///   challenge, so the same rules hold whatever carries the request;
+/// - applies back-pressure: it reads no more of a body while a
+///   ``TransportEvents/receiveBody(_:)`` call is in progress (Formwork may block in it while
+///   it writes a download to disk; see ``TransportRequest/bodyMayBlock``).
+public protocol Transport: Sendable {
+    /// Makes the task that will carry one exchange; it starts when resumed.
+    /// - Parameters:
+    ///   - request: What to send.
+    ///   - events: Where the exchange's events go once the task is resumed.
+    /// - Returns: The task, not started.
+    func makeTask(for request: TransportRequest, events: any TransportEvents) -> any TransportTask
+}
+
+/// One exchange of a ``Transport``.
+public protocol TransportTask: AnyObject, Sendable {
+    /// Starts the exchange. Called once.
+    func resume()
+
+    /// Stops the exchange as soon as possible. Formwork ignores every event of the task after it
+    /// cancelled it; the transport should still end it with ``TransportEvents/finish(_:)`` (with
+    /// any error) to release what it holds. Calling it more than once, or after the end, does
+    /// nothing.
+    func cancel()
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What one exchange sends: the final request of an attempt, after adapters and Formwork's own
+/// checks (no CR or LF in any header, a body only where the method allows one).
+public struct TransportRequest: Sendable {
+    /// How the body of a request travels.
+    public enum Body: Sendable {
+        /// No body.
+        case none
+        /// Bytes in memory.
+        case data(Data)
+        /// A file, read as it is sent (constant memory). Its length is known before sending.
+        case file(URL)
+        /// A stream of unknown length, sent as it is read (chunked). The factory makes a fresh
+        /// stream with the same bytes each time it is called: a transport calls it once per send,
+        /// and again whenever it must send the body again (a re-sent request). If it throws, the
+        /// exchange ends with that error (``TransportEvents/finish(_:)``).
+        case stream(@Sendable () throws -> InputStream)
+    }
+
+    /// The request: method, URL, header fields, and `timeoutInterval` as the idle timeout (the
+    /// longest wait for the next bytes). Its `httpBody` and `httpBodyStream` are nil: the body is
+    /// ``body``.
+    public var urlRequest: URLRequest
+    /// The body.
+    public var body: Body
+    /// Whether anything watches the exchange as it moves (progress, event monitors, an idle
+    /// timeout, a file or a stream being written). When `false`, a transport may deliver the
+    /// response head, the whole body and the end together, once the response is complete.
+    public var isObserved: Bool
+    /// Whether ``TransportEvents/receiveBody(_:)`` may block for a while (the body goes to
+    /// a file on disk). A transport that runs on an event loop must then call it elsewhere.
+    public var bodyMayBlock: Bool
+
+    /// Creates the request of one exchange.
+    /// - Parameters:
+    ///   - urlRequest: The request (its body fields are ignored: pass the body as `body`).
+    ///   - body: The body.
+    ///   - isObserved: Whether anything watches the exchange as it moves.
+    ///   - bodyMayBlock: Whether receiving body bytes may block.
+    public init(urlRequest: URLRequest, body: Body = .none, isObserved: Bool = true, bodyMayBlock: Bool = false) {
+        var urlRequest = urlRequest
+        urlRequest.httpBody = nil
+        urlRequest.httpBodyStream = nil
+        self.urlRequest = urlRequest
+        self.body = body
+        self.isObserved = isObserved
+        self.bodyMayBlock = bodyMayBlock
+    }
+
+    /// Whether the request has a body.
+    public var hasBody: Bool {
+        switch body {
+        case .none: return false
+        case .data(let data): return !data.isEmpty
+        case .file, .stream: return true
+        }
+    }
+}

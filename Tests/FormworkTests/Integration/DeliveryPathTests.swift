@@ -10,9 +10,10 @@ import Testing
 struct DeliveryPathTests {
     let client = Client()
 
-    /// Waits until `request` has a task, then returns how many tasks `session` routes.
+    /// Waits until `request`'s URLSession task exists, then returns how many tasks `session`
+    /// routes through its delegate's events.
     private func routedWhileRunning(_ request: some Request, in session: Session) async throws -> Int {
-        while request.core.task == nil {
+        while (request.core.task as? URLSessionTransportTask)?.task == nil {
             try await Task.sleep(nanoseconds: 5_000_000)
         }
         return session.router.eventRoutedTaskCount

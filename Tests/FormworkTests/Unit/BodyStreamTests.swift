@@ -8,7 +8,14 @@ struct BodyStreamTests {
     /// What the built-in transport's delegate answers when URLSession asks `request`'s current
     /// task for a new body stream.
     private func newBodyStream(_ request: UploadRequest, session: Session) async -> InputStream? {
-        guard let task = (request.core.task as? URLSessionTransportTask)?.task else { return nil }
+        // The URLSession task is made when the transport task resumes, just after the attempt runs.
+        let deadline = Date().addingTimeInterval(30)
+        var made = (request.core.task as? URLSessionTransportTask)?.task
+        while made == nil, Date() < deadline {
+            try? await Task.sleep(nanoseconds: 5_000_000)
+            made = (request.core.task as? URLSessionTransportTask)?.task
+        }
+        guard let task = made else { return nil }
         let answer = Protected<InputStream?>(nil)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             session.router.urlSession(session.urlSession, task: task) { stream in
@@ -51,12 +58,12 @@ struct BodyStreamTests {
         #expect(form.made.count == 2)
         let body = fresh.map(contents(of:))
         #expect(body == payload)
-        let task = request.core.task
+        let task = (request.core.task as? URLSessionTransportTask)?.task
         request.cancel()
         _ = await request.handledString()
         // Not once the request ended: its task is no longer routed.
-        let over = (task as? URLSessionTransportTask).map { task in
-            session.router.routedTaskCount == 0 && task.task.state != .running
+        let over = task.map { task in
+            session.router.routedTaskCount == 0 && task.state != .running
         }
         #expect(over == true)
     }

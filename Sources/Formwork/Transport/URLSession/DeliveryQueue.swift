@@ -64,6 +64,18 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
         var waiting = 0
     }
 
+    /// Callers waiting in any delivery queue of the process, and when the last wait ended.
+    private static let holding = Protected((waiting: 0, lastEnd: Date.distantPast))
+
+    /// Whether some delivery queue of the process holds libcurl's shared queue back now, or did
+    /// within the last half second. While it does, corelibs blocks every thread that calls a
+    /// `URLSession` method which waits on that queue (creating or resuming a task): the built-in
+    /// transport then does those calls on a dispatch queue, never on a Swift concurrency thread
+    /// (there are as many of those as cores; blocking them stalls every task of the process).
+    static var isHoldingNetwork: Bool {
+        holding.withLock { $0.waiting > 0 || Date().timeIntervalSince($0.lastEnd) < 0.5 }
+    }
+
     let limits: Limits
     private let condition = NSCondition()
     /// Operations added and not yet finished; guarded by `condition`.
@@ -102,6 +114,7 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
             stuckAt = nil
             counters.waits += 1
             counters.waiting += 1
+            Self.holding.withLock { $0.waiting += 1 }
             condition.broadcast()  // tells `waitForWaitingCaller(timeout:)`
             var deadline = Date(timeIntervalSinceNow: limits.maximumWait)
             var seen = finished
@@ -117,6 +130,10 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
                 deadline = Date(timeIntervalSinceNow: limits.maximumWait)
             }
             counters.waiting -= 1
+            Self.holding.withLock { holding in
+                holding.waiting -= 1
+                holding.lastEnd = Date()
+            }
         }
         pending += 1
         counters.peakPending = max(counters.peakPending, pending)

@@ -17,6 +17,8 @@ final class URLSessionTaskLink: Sendable {
         var hasResponse = false
         /// The task's identifier, once it exists.
         var taskID: Int?
+        /// Whether Formwork cancelled the task.
+        var cancelled = false
     }
 
     let events: any TransportEvents
@@ -45,6 +47,26 @@ final class URLSessionTaskLink: Sendable {
     func receiveResponse(_ response: URLResponse) -> Bool {
         state.withLock { $0.hasResponse = true }
         return events.receiveResponse(response)
+    }
+
+    /// Runs `answer` (a call of a URLSession completion handler) unless the task was cancelled,
+    /// serialized with ``cancel(_:)``. corelibs traps when a completion handler answers a
+    /// question (a response's disposition, a redirect) after a cancel changed the task's state
+    /// ("Received callback for HTTP redirection, but we're not waiting for it"); both only queue
+    /// work on the task's queue, so the order taken under this lock is the order corelibs sees.
+    func answer(_ answer: () -> Void) {
+        state.withLock { state in
+            if !state.cancelled { answer() }
+        }
+    }
+
+    /// Cancels the task with `cancel` (which calls `URLSessionTask.cancel()`), serialized with
+    /// ``answer(_:)``: a question asked before is answered first, or never.
+    func cancel(_ cancel: () -> Void) {
+        state.withLock { state in
+            state.cancelled = true
+            cancel()
+        }
     }
 
     /// The task ends with `response` (a declined challenge), whatever it reports.
@@ -127,11 +149,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        guard let link = link(dataTask) else {
-            completionHandler(.cancel)
-            return
-        }
-        completionHandler(link.receiveResponse(response) ? .allow : .cancel)
+        // Not routed: Formwork cancelled the task, and corelibs must not get an answer any more.
+        guard let link = link(dataTask) else { return }
+        let allow = link.receiveResponse(response)
+        link.answer { completionHandler(allow ? .allow : .cancel) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -178,7 +199,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        completionHandler(anyLink(task)?.events.redirect(response, to: request))
+        // Not routed: Formwork cancelled the task, and corelibs must not get an answer any more.
+        guard let link = anyLink(task) else { return }
+        let next = link.events.redirect(response, to: request)
+        link.answer { completionHandler(next) }
     }
 
     func urlSession(
@@ -191,11 +215,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             link?.events.credential(
                 isProxy: space.isProxy(), previousFailures: challenge.previousFailureCount)
         }
+        let reply: (URLSession.AuthChallengeDisposition, URLCredential?) -> Void = { disposition, credential in
+            guard let link else { return completionHandler(disposition, credential) }
+            link.answer { completionHandler(disposition, credential) }
+        }
         switch answer {
         case .performDefaultHandling:
-            completionHandler(.performDefaultHandling, nil)
+            reply(.performDefaultHandling, nil)
         case .useCredential(let credential):
-            completionHandler(.useCredential, credential.urlCredential)
+            reply(.useCredential, credential.urlCredential)
         case .deliverResponse:
             #if canImport(FoundationNetworking)
                 // corelibs never completes the task on default handling, and ends it as cancelled
@@ -203,10 +231,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                 if let response = challenge.failureResponse as? HTTPURLResponse {
                     link?.declineChallenge(with: response)
                 }
-                completionHandler(.cancelAuthenticationChallenge, nil)
+                reply(.cancelAuthenticationChallenge, nil)
             #else
                 // With no credential of its own, Apple's URLSession delivers the 401/407.
-                completionHandler(.performDefaultHandling, nil)
+                reply(.performDefaultHandling, nil)
             #endif
         }
     }

@@ -65,47 +65,107 @@ final class URLSessionTransport: Transport {
         }
         let link = URLSessionTaskLink(
             events: events, deliversAtCompletion: !request.isObserved, makeStream: makeStream)
-        let task: URLSessionTask
-        if request.isObserved {
-            task =
-                file.map { urlSession.uploadTask(with: urlRequest, fromFile: $0) }
-                ?? urlSession.dataTask(with: urlRequest)
-        } else {
-            let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
-                [router] data, response, error in
-                router.completed(link, data: data, response: response, error: error)
-            }
-            task =
-                file.map {
-                    urlSession.uploadTask(with: urlRequest, fromFile: $0, completionHandler: completion)
+        let (urlSession, router, isObserved) = (self.urlSession, self.router, request.isObserved)
+        let (finalRequest, bodyFile) = (urlRequest, file)
+        return URLSessionTransportTask(router: router, link: link) {
+            let task: URLSessionTask
+            if isObserved {
+                task =
+                    bodyFile.map { urlSession.uploadTask(with: finalRequest, fromFile: $0) }
+                    ?? urlSession.dataTask(with: finalRequest)
+            } else {
+                let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
+                    router.completed(link, data: data, response: response, error: error)
                 }
-                ?? urlSession.dataTask(with: urlRequest, completionHandler: completion)
+                task =
+                    bodyFile.map { urlSession.uploadTask(with: finalRequest, fromFile: $0, completionHandler: completion) }
+                    ?? urlSession.dataTask(with: finalRequest, completionHandler: completion)
+            }
+            // Also for completion-handler tasks: redirects and authentication challenges need it.
+            router.register(task, link: link)
+            return task
         }
-        // Also for completion-handler tasks: redirects and authentication challenges need it.
-        router.register(task, link: link)
-        return URLSessionTransportTask(task: task, router: router)
     }
 }
 
 /// A URLSession task as a ``TransportTask``.
+///
+/// The `URLSessionTask` is made when the task is resumed, not before: corelibs makes a task on
+/// libcurl's shared queue (`workQueue.sync`), which a session's ``DeliveryQueue`` may be holding
+/// back, and Formwork may ask for a transport task while it holds a lock. While the network is
+/// held back, making and resuming the task happen on one serial dispatch queue, never on a Swift
+/// concurrency thread (see ``DeliveryQueue/isHoldingNetwork``).
 final class URLSessionTransportTask: TransportTask {
-    let task: URLSessionTask
-    private let router: URLSessionTransportDelegate
-
-    init(task: URLSessionTask, router: URLSessionTransportDelegate) {
-        self.task = task
-        self.router = router
+    private enum Phase {
+        case waiting
+        case running(URLSessionTask)
+        case cancelled
     }
 
+    private let phase = Protected(Phase.waiting)
+    private let router: URLSessionTransportDelegate
+    private let link: URLSessionTaskLink
+    private let make: @Sendable () -> URLSessionTask
+
+    /// - Parameters:
+    ///   - router: The delegate that routes the task's callbacks.
+    ///   - link: The task's link to its events.
+    ///   - make: Makes the URLSession task (not resumed) and registers it with `router`.
+    init(
+        router: URLSessionTransportDelegate, link: URLSessionTaskLink,
+        make: @escaping @Sendable () -> URLSessionTask
+    ) {
+        self.router = router
+        self.link = link
+        self.make = make
+    }
+
+    /// The URLSession task, once the task was resumed.
+    var task: URLSessionTask? {
+        phase.withLock { phase in
+            if case .running(let task) = phase { return task }
+            return nil
+        }
+    }
+
+    /// Where tasks are made and resumed while libcurl's shared queue is held back: one serial
+    /// queue, so that at most one thread of the process waits for it (a dispatch thread per task
+    /// would take the threads the delivery queues need to drain, and the wait would last).
+    private static let waitingQueue = DispatchQueue(label: "org.formwork.urlsession.resume")
+
     func resume() {
+        guard DeliveryQueue.isHoldingNetwork else { return start() }
+        Self.waitingQueue.async { self.start() }
+    }
+
+    private func start() {
+        guard case .waiting = phase.withLock({ $0 }) else { return }
+        let task = make()
+        let started = phase.withLock { phase -> Bool in
+            guard case .waiting = phase else { return false }
+            phase = .running(task)
+            return true
+        }
+        guard started else {
+            // Cancelled while the task was being made.
+            router.unregister(task)
+            task.cancel()
+            return
+        }
         task.resume()
     }
 
     /// Cancels the task and stops routing its callbacks at once (its events are over for
     /// Formwork: nothing of the task outlives the request that cancelled it).
     func cancel() {
+        let task = phase.withLock { phase -> URLSessionTask? in
+            defer { phase = .cancelled }
+            if case .running(let task) = phase { return task }
+            return nil
+        }
+        guard let task else { return }
         router.unregister(task)
-        task.cancel()
+        link.cancel { task.cancel() }
     }
 }
 

@@ -215,7 +215,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             link?.events.credential(
                 isProxy: space.isProxy(), previousFailures: challenge.previousFailureCount)
         }
-        let reply: (URLSession.AuthChallengeDisposition, URLCredential?) -> Void = { disposition, credential in
+        let reply: (URLSession.AuthChallengeDisposition, URLCredential?) -> Void = {
+            disposition, credential in
             guard let link else { return completionHandler(disposition, credential) }
             link.answer { completionHandler(disposition, credential) }
         }

@@ -74,11 +74,14 @@ final class URLSessionTransport: Transport {
                     bodyFile.map { urlSession.uploadTask(with: finalRequest, fromFile: $0) }
                     ?? urlSession.dataTask(with: finalRequest)
             } else {
-                let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
+                let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
+                    data, response, error in
                     router.completed(link, data: data, response: response, error: error)
                 }
                 task =
-                    bodyFile.map { urlSession.uploadTask(with: finalRequest, fromFile: $0, completionHandler: completion) }
+                    bodyFile.map {
+                        urlSession.uploadTask(with: finalRequest, fromFile: $0, completionHandler: completion)
+                    }
                     ?? urlSession.dataTask(with: finalRequest, completionHandler: completion)
             }
             // Also for completion-handler tasks: redirects and authentication challenges need it.

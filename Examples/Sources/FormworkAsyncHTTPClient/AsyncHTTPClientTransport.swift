@@ -42,11 +42,15 @@ public final class AsyncHTTPClientTransport: Transport {
 
     /// The client configuration the transport expects: redirects `.disallow`ed (the transport
     /// follows them itself so Formwork can decide each hop), decompression disabled, no read
-    /// timeout. Start from it when you make your own client.
+    /// timeout, and a failed connection attempt reported at once (as `URLSession` does: Formwork's
+    /// retry policy decides about retries; AsyncHTTPClient would retry until its connect timeout,
+    /// 10 s, before it reports a refused connection). Start from it when you make your own client.
     public static var recommendedConfiguration: HTTPClient.Configuration {
-        HTTPClient.Configuration(
+        var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: nil, read: nil),
             decompression: .disabled)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
     }
 
     /// The client that carries the requests.
@@ -371,20 +375,18 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     }
 
     /// Decides what the head leads to (asking Formwork where the rules are its own), then lets
-    /// the body come.
+    /// the body come. With a delivery queue the decision waits there for earlier events (cheap
+    /// ones: no body is queued before a head): answering the head at once keeps AsyncHTTPClient
+    /// from holding body bytes that an error arriving meanwhile would drop.
     func receiveHead(_ head: HTTPResponseHead, of hop: HopDelegate) -> EventLoopFuture<Void> {
-        let decided = loop.makePromise(of: Void.self)
-        deliver {
-            let mode = self.decide(head, of: hop)
-            let current: HTTPClient.Task<Void>? = self.state.withLockedValue { state in
-                state.mode = mode
-                if case .stop = mode { return state.current }
-                return nil
-            }
-            if let current { self.loop.execute { current.cancel() } }
-            decided.succeed()
+        let mode = delivery.map { queue in queue.sync { decide(head, of: hop) } } ?? decide(head, of: hop)
+        let current: HTTPClient.Task<Void>? = state.withLockedValue { state in
+            state.mode = mode
+            if case .stop = mode { return state.current }
+            return nil
         }
-        return decided.futureResult
+        if let current { loop.execute { current.cancel() } }
+        return loop.makeSucceededVoidFuture()
     }
 
     private func decide(_ head: HTTPResponseHead, of hop: HopDelegate) -> HopMode {

@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Dispatch
 import Formwork
 import Foundation
 import NIOConcurrencyHelpers
@@ -243,21 +242,17 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     /// Ends the exchange once with `error` (already in its final form; nil is success); a cancel
     /// or the transport's own failure wins.
     private func complete(_ error: (any Error)?) {
-        let outcome: (report: Bool, error: (any Error)?, paused: EventLoopPromise<Void>?) =
-            state.withLockedValue {
-                state in
-                guard !state.finished else { return (false, nil, nil) }
-                state.finished = true
-                state.current = nil
-                defer { state.paused = nil }
-                let error: (any Error)? =
-                    state.cancelled ? URLError(.cancelled) : state.failure ?? error
-                return (true, error, state.paused)
-            }
+        let outcome: (error: (any Error)?, paused: EventLoopPromise<Void>?)? = state.withLockedValue {
+            state in
+            guard !state.finished else { return nil }
+            state.finished = true
+            state.current = nil
+            defer { state.paused = nil }
+            return (state.cancelled ? URLError(.cancelled) : state.failure ?? error, state.paused)
+        }
+        guard let outcome else { return }
         outcome.paused?.succeed()
-        guard outcome.report else { return }
-        let error = outcome.error
-        deliver { self.events.finish(error) }
+        deliver { self.events.finish(outcome.error) }
     }
 
     // MARK: - Hops
@@ -288,7 +283,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             state.mode = .deliver
             state.sentBytes = 0
         }
-        let delegate = HopDelegate(task: self, request: urlRequest, body: body, expectedBytes: expected)
+        let delegate = HopDelegate(task: self, request: urlRequest, body: body, expected: expected)
         let task = client.execute(
             request: hop, delegate: delegate, eventLoop: .delegate(on: loop), deadline: nil)
         let cancelled = state.withLockedValue { state in
@@ -523,19 +518,14 @@ final class HopDelegate: HTTPClientResponseDelegate {
     typealias Response = Void
 
     let task: AsyncHTTPClientTransportTask
-    /// The request of this hop, and its body (sent again on a 307/308 or an answered challenge).
-    let request: URLRequest
-    let body: TransportRequest.Body
-    let expectedBytes: Int64?
+    /// The request of this hop and its body (sent again on a 307/308 or an answered challenge).
+    let (request, body, expectedBytes): (URLRequest, TransportRequest.Body, Int64?)
 
     init(
-        task: AsyncHTTPClientTransportTask, request: URLRequest, body: TransportRequest.Body,
-        expectedBytes: Int64?
+        task: AsyncHTTPClientTransportTask, request: URLRequest, body: TransportRequest.Body, expected: Int64?
     ) {
         self.task = task
-        self.request = request
-        self.body = body
-        self.expectedBytes = expectedBytes
+        (self.request, self.body, self.expectedBytes) = (request, body, expected)
     }
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {

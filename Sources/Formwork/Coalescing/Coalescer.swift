@@ -26,19 +26,19 @@ final class Coalescer: Sendable {
     ///   - leaderID: Its id, if monitors need it.
     ///   - deliversAtCompletion: Whether a task made here delivers at completion; an attempt
     ///     that needs the delegate's events passes `false` and never joins one that does.
-    ///   - makeTask: Creates the (not resumed) task of a new flight, given the flight's event
-    ///     fan-out for a task that delivers at completion.
+    ///   - makeTask: Creates the (not resumed) task of a new flight, given the flight (for the
+    ///     task's events, which go to every request sharing it).
     /// - Returns: Whether the attempt leads or follows, and the flight.
     func enter(
         _ key: CoalescingKey, as subscriber: Flight.Subscriber, leaderID: UUID? = nil,
         deliversAtCompletion: Bool,
-        makeTask: (_ flight: @escaping @Sendable () -> Flight?) -> URLSessionTask
+        makeTask: (_ flight: @escaping @Sendable () -> Flight?) -> any TransportTask
     ) -> Entry {
         flights.withLock { flights in
             if let open = flights[key], open.join(subscriber, needsEvents: !deliversAtCompletion) {
                 return .follow(open)
             }
-            // The task's completion handler needs the flight, which needs the task: a box ties them.
+            // The task's events need the flight, which needs the task: a box ties them.
             let box = Protected<Flight?>(nil)
             let task = makeTask { box.current }
             let flight = Flight(

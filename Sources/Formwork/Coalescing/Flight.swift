@@ -23,9 +23,9 @@ final class Flight: Sendable {
     /// What the flight is keyed by in its session's ``Coalescer``.
     let key: CoalescingKey
     /// The shared task.
-    let task: URLSessionTask
-    /// Whether the task delivers its whole response to a completion handler (see
-    /// `RequestCore.deliversAtCompletion`) instead of the delegate's events.
+    let task: any TransportTask
+    /// Whether the task may report its whole response at its end (see
+    /// `RequestCore.deliversAtCompletion`) instead of each event as it happens.
     let deliversAtCompletion: Bool
     /// The id of the request that started the network request, for monitors (`nil` when the
     /// session has none: making an id costs a read of the system's random source).
@@ -35,7 +35,7 @@ final class Flight: Sendable {
     private let onClose: @Sendable (Flight) -> Void
 
     init(
-        key: CoalescingKey, task: URLSessionTask, deliversAtCompletion: Bool, leader: Subscriber,
+        key: CoalescingKey, task: any TransportTask, deliversAtCompletion: Bool, leader: Subscriber,
         leaderID: UUID?, onClose: @escaping @Sendable (Flight) -> Void
     ) {
         self.key = key

@@ -1,14 +1,15 @@
 import Foundation
 
-/// What one attempt sends: the `URLRequest` and how its body travels.
+/// What one attempt sends: the `URLRequest` and how its body travels (handed to the transport as
+/// a ``TransportRequest``).
 struct PreparedRequest: Sendable {
-    /// How the body reaches URLSession, which decides the kind of task.
+    /// How the body travels.
     enum Body: Sendable {
-        /// No body, or one already in `urlRequest` (`httpBody` / `httpBodyStream`): a data task.
+        /// No body, or one already in `urlRequest` (`httpBody` / `httpBodyStream`).
         case inRequest
-        /// Bytes in memory: an upload task from data.
+        /// Bytes in memory.
         case data(Data)
-        /// A file on disk, read by URLSession as it sends (constant memory): an upload task from a file.
+        /// A file on disk, read as it is sent (constant memory).
         case file(URL)
     }
 
@@ -19,9 +20,9 @@ struct PreparedRequest: Sendable {
     /// Files made for this attempt only (e.g. a multipart body above the memory threshold):
     /// removed when the attempt ends, however it ends.
     var temporaryFiles: [URL] = []
-    /// For a streamed body: makes a fresh stream with the same bytes. URLSession asks for one when
-    /// it must send the body again within an attempt (Apple: redirects 307/308, authentication
-    /// challenges, a re-sent request); a stream already read cannot be read again.
+    /// For a streamed body: makes a fresh stream with the same bytes. A transport asks for one
+    /// each time it sends the body (URLSession on Apple platforms sends it again for an
+    /// authentication challenge or a re-sent request); a stream already read cannot be read again.
     var makeBodyStream: (@Sendable () throws -> InputStream)?
     /// Whether the form lets this attempt share an identical request's network request
     /// (``RequestFormable/coalescesRequests``); the session and the rules of ``CoalescingKey`` decide.
@@ -36,26 +37,39 @@ struct PreparedRequest: Sendable {
         }
     }
 
-    /// Creates the URLSession task for this attempt (not resumed): one whose events go to the
-    /// session's delegate, or, given `completion`, one that delivers its whole response to it.
-    func makeTask(
-        in session: URLSession,
-        completion: (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)? = nil
-    ) -> URLSessionTask {
-        guard let completion else {
-            switch body {
-            case .inRequest: return session.dataTask(with: urlRequest)
-            case .data(let data): return session.uploadTask(with: urlRequest, from: data)
-            case .file(let url): return session.uploadTask(with: urlRequest, fromFile: url)
-            }
-        }
+    /// The body as a transport takes it.
+    var transportBody: TransportRequest.Body {
         switch body {
-        case .inRequest: return session.dataTask(with: urlRequest, completionHandler: completion)
-        case .data(let data):
-            return session.uploadTask(with: urlRequest, from: data, completionHandler: completion)
-        case .file(let url):
-            return session.uploadTask(with: urlRequest, fromFile: url, completionHandler: completion)
+        case .data(let data): return .data(data)
+        case .file(let url): return .file(url)
+        case .inRequest:
+            if let stream = urlRequest.httpBodyStream {
+                // The transport gets the stream in the request first, then fresh ones from the
+                // form's factory (a stream can be read only once; one set by an adapter has none).
+                let first = StreamOnce(stream)
+                let make = makeBodyStream
+                return .stream {
+                    if let stream = first.take() { return stream }
+                    guard let make else {
+                        throw NetworkError(
+                            .requestBuildFailed,
+                            failureReason:
+                                "The request's body stream was read already and cannot be sent again.")
+                    }
+                    return try make()
+                }
+            }
+            return urlRequest.httpBody.map { .data($0) } ?? .none
         }
+    }
+
+    /// What the transport sends for this attempt.
+    /// - Parameters:
+    ///   - isObserved: Whether anything watches the exchange as it moves.
+    ///   - bodyMayBlock: Whether receiving the body may block (it goes to disk).
+    func transportRequest(isObserved: Bool, bodyMayBlock: Bool) -> TransportRequest {
+        TransportRequest(
+            urlRequest: urlRequest, body: transportBody, isObserved: isObserved, bodyMayBlock: bodyMayBlock)
     }
 
     /// The size of the body, when it is known without reading it.
@@ -68,6 +82,23 @@ struct PreparedRequest: Sendable {
         case .file(let url):
             return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?
                 .int64Value
+        }
+    }
+}
+
+/// A body stream that can be taken once.
+private final class StreamOnce: Sendable {
+    private let stream: Protected<InputStream?>
+
+    init(_ stream: InputStream) {
+        self.stream = Protected(stream)
+    }
+
+    /// The stream, the first time; nil after.
+    func take() -> InputStream? {
+        stream.withLock { stream in
+            defer { stream = nil }
+            return stream
         }
     }
 }

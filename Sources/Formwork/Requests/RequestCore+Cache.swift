@@ -191,11 +191,9 @@ extension RequestCore {
         for field in CacheRevalidation.conditionalFields(for: entry) {
             conditional.setValue(field.value, forHTTPHeaderField: field.name)
         }
-        // corelibs truncates timeouts to whole seconds (0.5 would fail at once).
-        conditional.timeoutInterval = max(1, conditional.timeoutInterval.rounded(.up))
         let requestHeaders = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
         let requestTime = Date()
-        let task = session.urlSession.dataTask(with: conditional) { data, response, error in
+        let events = CollectingEvents(configuration: session.configuration) { data, response, error in
             defer { cache.endRevalidation(key) }
             let http = response as? HTTPURLResponse
             let failed = error != nil || http == nil
@@ -203,13 +201,15 @@ extension RequestCore {
                 method: "GET", url: entry.url, requestHeaders: requestHeaders,
                 hasCredentials: key.credential != nil,
                 stored: entry, requestTime: requestTime, statusCode: failed ? nil : http?.statusCode,
-                responseHeaders: http.map(HTTPHeaders.init(response:)) ?? [:], body: data ?? Data(),
+                responseHeaders: http.map(HTTPHeaders.init(response:)) ?? [:], body: data,
                 transportFailed: failed)
             switch CacheDecision.settle(exchange, now: Date()) {
             case .store(let fresh), .revalidated(let fresh): cache.store(fresh, for: key)
             case .pass, .serveStale, .invalidate: break
             }
         }
+        let task = session.transport.makeTask(
+            for: TransportRequest(urlRequest: conditional, isObserved: false), events: events)
         task.resume()
     }
 }

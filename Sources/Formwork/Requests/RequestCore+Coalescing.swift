@@ -1,9 +1,13 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The task an attempt runs on: its own, or one it shares with identical requests (coalescing).
 struct AttemptTask {
-    /// The URLSession task.
-    let task: URLSessionTask
+    /// The transport's task.
+    let task: any TransportTask
     /// Whether this attempt leads: it made the task and resumes it. A follower joined an
     /// identical request's network request and sends nothing of its own.
     let leads: Bool
@@ -13,8 +17,8 @@ struct AttemptTask {
 
 // Coalescing (issue 14 §2): identical GET/HEAD requests made while one is in flight share its
 // task. Each request keeps its own state machine, hooks, validation, decoding, retries and
-// cancellation; the session delegate hands the shared task's events to each of them, with each
-// one's own attempt number (see `Flight` and `SessionDelegate`).
+// cancellation; the shared task's events go to each of them, with each one's own attempt number
+// (see `Flight` and `FlightEvents`).
 extension RequestCore {
     /// Creates the task of `attempt`, or joins an identical request's task in flight, and routes
     /// the task's events to this request. Runs in the locked step that made the attempt running,
@@ -22,25 +26,18 @@ extension RequestCore {
     /// - Parameters:
     ///   - prepared: The final request of the attempt.
     ///   - attempt: The attempt number.
-    ///   - atCompletion: Whether a task made here delivers its whole response to a completion
-    ///     handler (see `deliversAtCompletion`).
+    ///   - atCompletion: Whether a task made here may report its whole response at its end
+    ///     (see `deliversAtCompletion`).
     ///   - state: The request's state, locked by the caller.
     /// - Returns: The task, and whether it is shared.
     func makeOrJoinTask(
         _ prepared: PreparedRequest, attempt: Int, atCompletion: Bool, state: inout State
     ) -> AttemptTask {
+        let request = prepared.transportRequest(isObserved: !atCompletion, bodyMayBlock: sink is DownloadFile)
         guard let key = coalescingKey(for: prepared) else {
             state.flight = nil
-            let task: URLSessionTask
-            if atCompletion {
-                task = prepared.makeTask(in: session.urlSession) { data, response, error in
-                    self.taskDidFinish(data: data, response: response, error: error, attempt: attempt)
-                }
-            } else {
-                task = prepared.makeTask(in: session.urlSession)
-            }
-            // Also for completion-handler tasks: redirects and authentication challenges need it.
-            session.router.register(task, handler: self, attempt: attempt, deliversAtCompletion: atCompletion)
+            let task = session.transport.makeTask(
+                for: request, events: AttemptEvents(core: self, attempt: attempt))
             return AttemptTask(task: task, leads: true)
         }
         let subscriber = Flight.Subscriber(core: self, attempt: attempt)
@@ -48,21 +45,12 @@ extension RequestCore {
         let entry = session.coalescer.enter(
             key, as: subscriber, leaderID: state.id, deliversAtCompletion: atCompletion
         ) { flight in
-            guard atCompletion else { return prepared.makeTask(in: session.urlSession) }
-            return prepared.makeTask(in: session.urlSession) { data, response, error in
-                // Every request sharing the task gets the whole response, with its own attempt.
-                for target in flight()?.deliveryTargets() ?? [] {
-                    target.core.taskDidFinish(
-                        data: data, response: response, error: error, attempt: target.attempt)
-                }
-            }
+            // Every request sharing the task gets each event, with its own attempt.
+            session.transport.makeTask(for: request, events: FlightEvents(flight: flight))
         }
         switch entry {
         case .lead(let flight):
             state.flight = flight
-            session.router.register(
-                flight.task, handler: self, attempt: attempt, deliversAtCompletion: atCompletion,
-                flight: flight)
             return AttemptTask(task: flight.task, leads: true)
         case .follow(let flight):
             state.flight = flight
@@ -97,15 +85,14 @@ extension RequestCore {
         }
     }
 
-    /// Gives up this request's use of `task` (the attempt ended, or will be retried): the session
-    /// delegate stops routing its events here. The task is cancelled if `cancelling` and no other
-    /// request shares it; while others do, it runs on for them.
-    func releaseTask(_ task: URLSessionTask, cancelling: Bool) {
+    /// Gives up this request's use of `task` (the attempt ended, or will be retried). The task is
+    /// cancelled if `cancelling` and no other request shares it; while others do, it runs on for
+    /// them. (Its later events, if any, are ignored: they name an attempt that is over.)
+    func releaseTask(_ task: any TransportTask, cancelling: Bool) {
         // Leaving twice (an idle timeout, then the end) is harmless: the flight stays known, so
         // the second release never takes the task from the requests still sharing it.
         let flight = state.withLock { state in state.flight.flatMap { $0.task === task ? $0 : nil } }
         if let flight, !flight.leave(self) { return }
-        session.router.unregister(task)
         if cancelling { task.cancel() }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The engine behind every request object: lifecycle, URLSession task, body, progress,
+/// The engine behind every request object: lifecycle, transport task, body, progress,
 /// validation and the ordered delivery of the outcome to handlers and async waiters.
 ///
 /// All mutable state sits in one struct behind one lock. Every rule (attempts, retries, retry
@@ -30,7 +30,7 @@ public final class RequestCore: Sendable {
         /// Every rule of the request; the fields below are the values its actions work on.
         var machine = RequestStateMachine()
         var startedAt: Date?
-        var task: URLSessionTask?
+        var task: (any TransportTask)?
         /// The coalesced network request `task` belongs to, when identical requests share it.
         var flight: Flight?
         var prepared: PreparedRequest?
@@ -40,9 +40,9 @@ public final class RequestCore: Sendable {
         var writesToSink = false
         /// Set when the sink failed mid-body: the attempt ends with this error.
         var sinkFailure: NetworkError?
-        /// An attempt that Formwork ended itself on an event of the session delegate (a declined
-        /// authentication challenge, a refused redirect): the task's own later end, a cancellation,
-        /// is read as this outcome instead (see `RequestCore+Challenges.swift`).
+        /// An attempt that Formwork failed itself on a transport's question (a refused redirect):
+        /// the exchange's own end is read as this failure instead (see
+        /// `RequestCore+SettledAttempt.swift`).
         var settledAttempt: SettledAttempt?
         var validation = ValidationRules()
         var adapters: [any RequestAdapter] = []
@@ -129,8 +129,8 @@ public final class RequestCore: Sendable {
     var response: HTTPURLResponse? { state.withLock { $0.response } }
     /// The coarse phase of the request's state machine.
     var lifecycleState: RequestStateMachine.Phase { state.withLock { $0.machine.phase } }
-    /// The URLSession task of the current attempt.
-    var task: URLSessionTask? { state.withLock { $0.task } }
+    /// The transport task of the current attempt.
+    var task: (any TransportTask)? { state.withLock { $0.task } }
     /// The latest progress of the current attempt, if any bytes moved yet.
     var progress: TransferProgress? { state.withLock { $0.progress } }
 
@@ -210,8 +210,8 @@ public final class RequestCore: Sendable {
             return
         }
         if await answeredFromCache(&prepared, attempt: attempt) { return }
-        let idleTimeout = IdleTimeout.watched(prepared.urlRequest.timeoutInterval)
-        if let idleTimeout { prepared.urlRequest.timeoutInterval = IdleTimeout.forURLSession(idleTimeout) }
+        let idleTimeout = IdleTimeout.watched(
+            prepared.urlRequest.timeoutInterval, byTransport: session.transport is URLSessionTransport)
         // The task is made in the same locked step as the transition, so a cancel that follows
         // always finds it; it is resumed outside the lock.
         let task = state.withLock { state -> AttemptTask? in
@@ -240,14 +240,14 @@ public final class RequestCore: Sendable {
         begin(task, request: prepared.urlRequest, attempt: attempt)
     }
 
-    /// Whether this attempt can take its response in one completion handler instead of the
-    /// session delegate's task events: nothing watches it as it moves (no body sink, no
+    /// Whether this attempt's exchange may report its response only at its end (see
+    /// ``TransportRequest/isObserved``): nothing watches it as it moves (no body sink, no
     /// progress observer, no event monitor) and its body is not a stream (which may need a new
     /// stream mid-request). corelibs URLSession hands every delegate event to the delegate's
     /// `OperationQueue`, which costs about as much as the rest of a small request and, for
-    /// uploads, one operation per 16-64 KiB chunk sent; the completion handler path skips that
-    /// (uploads from a file ran 2-3 times faster). Redirects still go to the session delegate.
-    /// A progress observer added once such a task runs hears only the final value.
+    /// uploads, one operation per 16-64 KiB chunk sent; its completion handler path skips that
+    /// (uploads from a file ran 2-3 times faster). A progress observer added once such an
+    /// exchange runs hears only the final value.
     private func deliversAtCompletion(_ prepared: PreparedRequest, state: State) -> Bool {
         sink == nil && state.progressObservers.isEmpty && session.configuration.eventMonitors.isEmpty
             && prepared.urlRequest.httpBodyStream == nil
@@ -293,7 +293,7 @@ public final class RequestCore: Sendable {
             perform(state.withLock { $0.event { $0.retryNotNeeded(attempt: attempt) } }, reported: failure)
             return
         }
-        typealias Retry = (RequestStateMachine.Action, URLSessionTask?, PreparedRequest?, Int)
+        typealias Retry = (RequestStateMachine.Action, (any TransportTask)?, PreparedRequest?, Int)
         let (action, task, prepared, retries) = state.withLock { state -> Retry in
             let action = state.event { $0.retryDecided(attempt: attempt, delay: delay) }
             return (action, state.task, state.prepared, state.machine.retryCount)
@@ -308,7 +308,7 @@ public final class RequestCore: Sendable {
     /// Performs a `scheduleRetry` of the machine: gives up the failed attempt's task, waits
     /// (cancellable by the request's end), then runs the next attempt if the machine says so.
     func waitAndRunNextAttempt(
-        wait: Double, after attempt: Int, task: URLSessionTask?, prepared: PreparedRequest?
+        wait: Double, after attempt: Int, task: (any TransportTask)?, prepared: PreparedRequest?
     ) async {
         if let task { releaseTask(task, cancelling: false) }
         prepared?.removeTemporaryFiles()
@@ -346,12 +346,12 @@ public final class RequestCore: Sendable {
         previous?.cancel()
     }
 
-    /// Watches an attempt whose idle timeout URLSession cannot enforce precisely (see
-    /// ``IdleTimeout``); the attempt's task reports its events through the session delegate so
-    /// that every byte counts as activity. When the attempt stays idle for `seconds`, its task is
+    /// Watches an attempt whose idle timeout its transport does not enforce precisely (see
+    /// ``IdleTimeout``); the attempt's exchange reports every event as it happens, so that every
+    /// byte counts as activity. When the attempt stays idle for `seconds`, its task is
     /// dropped and the attempt fails as URLSession's own timeout would (`URLError.timedOut`,
     /// retryable). The watch ends by itself with the attempt.
-    private func watchIdleTimeout(_ seconds: TimeInterval, task: URLSessionTask, attempt: Int) {
+    private func watchIdleTimeout(_ seconds: TimeInterval, task: any TransportTask, attempt: Int) {
         // A watch that outlives no attempt: it ends when the attempt is no longer running.
         Task { [weak self] in
             var timeout = IdleTimeout(seconds: seconds, now: Date())
@@ -501,7 +501,7 @@ public final class RequestCore: Sendable {
         let monitors = session.configuration.eventMonitors
         guard !monitors.isEmpty else { return }
         let (sent, received) = state.withLock { state in
-            (max(state.bytesSent, state.task?.countOfBytesSent ?? 0), state.bytesReceived)
+            (state.bytesSent, state.bytesReceived)
         }
         let metrics = RequestMetrics(
             requestID: id, request: outcome.request, response: outcome.response, error: outcome.error,

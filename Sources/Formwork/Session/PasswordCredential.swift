@@ -25,51 +25,19 @@ public struct PasswordCredential: Sendable, Equatable {
     var urlCredential: URLCredential {
         URLCredential(user: user, password: password, persistence: .none)
     }
-}
 
-/// How Formwork answers an authentication challenge, decided from the challenge alone.
-///
-/// - Basic and Digest (for a server, or for a proxy): the configured credential, once; when none
-///   applies or it was already refused (`previousFailureCount > 0`), the `401`/`407` is delivered
-///   as an ordinary response, so validation, `.warn`, retriers and ``AuthenticationInterceptor``
-///   see it at once.
-/// - Anything else (server trust, client certificates, NTLM, Negotiate): the system's default.
-enum ChallengeAnswer: Equatable {
-    /// Let URLSession do what it does without a delegate.
-    case performDefaultHandling
-    /// Answer with this credential.
-    case useCredential(PasswordCredential)
-    /// Answer with nothing: the challenge's response is the outcome.
-    case deliverResponse
-
-    /// The answer to a challenge.
+    /// The credential that answers a password challenge, by Formwork's rule: the configured one,
+    /// once; nil when none applies or the server refused it already (the `401`/`407` is then
+    /// delivered as an ordinary response, so validation, `.warn`, retriers and
+    /// ``AuthenticationInterceptor`` see it at once).
     /// - Parameters:
-    ///   - method: The protection space's authentication method, e.g. `NSURLAuthenticationMethodHTTPBasic`.
     ///   - isProxy: Whether a proxy asks (a `407`).
-    ///   - previousFailureCount: How many answers to this challenge failed already.
+    ///   - previousFailures: How many answers to this challenge failed already.
     ///   - configuration: The session's configuration, which holds the credentials.
-    init(method: String, isProxy: Bool, previousFailureCount: Int, configuration: Session.Configuration) {
-        guard Self.passwordMethods.contains(method) else {
-            self = .performDefaultHandling
-            return
-        }
-        #if canImport(FoundationNetworking)
-            // corelibs traps when asked to answer Digest (it never offers it, but never risk it).
-            guard method == NSURLAuthenticationMethodHTTPBasic else {
-                self = .deliverResponse
-                return
-            }
-        #endif
-        let credential = isProxy ? configuration.proxyCredential : configuration.credential
-        if let credential, previousFailureCount == 0 {
-            self = .useCredential(credential)
-        } else {
-            self = .deliverResponse
-        }
+    static func answering(
+        isProxy: Bool, previousFailures: Int, configuration: Session.Configuration
+    ) -> PasswordCredential? {
+        guard previousFailures == 0 else { return nil }
+        return isProxy ? configuration.proxyCredential : configuration.credential
     }
-
-    /// The methods a user name and password answer.
-    private static let passwordMethods: Set<String> = [
-        NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
-    ]
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Runs requests: one `URLSession`, one delegate that routes task events, and the defaults every
-/// request starts from.
+/// Runs requests: the defaults every request starts from, and the ``Transport`` that carries them
+/// (by default one `URLSession`).
 ///
 /// Most apps use ``Session/default``. Make your own for other defaults:
 ///
@@ -74,17 +74,16 @@ public final class Session: Sendable {
 
     /// This session's defaults.
     public let configuration: Configuration
-    let urlSession: URLSession
-    let router: SessionDelegate
+    /// What carries the requests: ``Configuration/transport``, or the built-in URLSession one.
+    let transport: any Transport
+    /// The built-in URLSession transport, when the session uses it.
+    let urlSessionTransport: URLSessionTransport?
     /// The coalescable network requests in flight.
     let coalescer = Coalescer()
-    /// The serial queue the `URLSession` delivers its callbacks on; it slows the network down when
-    /// they fall behind (see ``DeliveryQueue``).
-    let deliveryQueue: DeliveryQueue
 
     /// Creates a session.
     ///
-    /// The underlying `URLSession` gets a copy of `urlSessionConfiguration` with **no `URLCache`**
+    /// With the built-in transport (no ``Configuration/transport``), the underlying `URLSession` gets a copy of `urlSessionConfiguration` with **no `URLCache`**
     /// (`urlCache = nil`), on every platform; the object you pass is not changed. On Linux,
     /// cancelling a request while corelibs URLSession looks it up in the cache can crash the whole
     /// process (`TaskRegistry.swift:118: Trying to access a behaviour for a task that in not in the
@@ -94,27 +93,20 @@ public final class Session: Sendable {
     /// - Parameters:
     ///   - configuration: Defaults for every request.
     ///   - urlSessionConfiguration: The configuration of the underlying `URLSession` (copied,
-    ///     and the copy's `urlCache` set to `nil`).
+    ///     and the copy's `urlCache` set to `nil`); unused with another transport.
     public init(
         configuration: Configuration = Configuration(),
         urlSessionConfiguration: URLSessionConfiguration = .default
     ) {
         self.configuration = configuration
-        let router = SessionDelegate(configuration: configuration)
-        let queue = DeliveryQueue(name: "org.formwork.session.delegate")
-        self.router = router
-        self.deliveryQueue = queue
-        self.urlSession = URLSession(
-            configuration: Self.safeCopy(of: urlSessionConfiguration), delegate: router, delegateQueue: queue)
-    }
-
-    /// A copy of `configuration` that Formwork can run safely: no `URLCache`, so that a cancel can
-    /// never race the cache lookup corelibs runs before a task's protocol exists (the crash above).
-    static func safeCopy(of configuration: URLSessionConfiguration) -> URLSessionConfiguration {
-        // `copy()` is typed `Any`; it is a URLSessionConfiguration on every platform.
-        let copy = configuration.copy() as? URLSessionConfiguration ?? URLSessionConfiguration.default
-        copy.urlCache = nil
-        return copy
+        if let transport = configuration.transport {
+            self.transport = transport
+            self.urlSessionTransport = nil
+        } else {
+            let builtIn = URLSessionTransport(configuration: urlSessionConfiguration)
+            self.transport = builtIn
+            self.urlSessionTransport = builtIn
+        }
     }
 
     /// Creates a session, changing the default configuration in a closure.
@@ -123,10 +115,6 @@ public final class Session: Sendable {
         var configuration = Configuration()
         configure(&configuration)
         self.init(configuration: configuration)
-    }
-
-    deinit {
-        urlSession.finishTasksAndInvalidate()
     }
 
     /// Sends a form and returns the request, to chain hooks and handlers on.

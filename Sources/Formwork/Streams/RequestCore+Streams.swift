@@ -8,7 +8,7 @@ extension RequestCore {
         guard let stream = sink as? StreamSink, let failure,
             let delay = stream.reconnectDelay(after: failure)
         else { return false }
-        typealias Reconnect = (RequestStateMachine.Action, URLSessionTask?, PreparedRequest?)
+        typealias Reconnect = (RequestStateMachine.Action, (any TransportTask)?, PreparedRequest?)
         let (action, task, prepared) = state.withLock { state -> Reconnect in
             (state.event { $0.reconnectDecided(attempt: attempt, delay: delay) }, state.task, state.prepared)
         }

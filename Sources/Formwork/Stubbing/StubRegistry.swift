@@ -125,6 +125,9 @@ extension Session {
         let urlConfiguration = URLSessionConfiguration.ephemeral
         urlConfiguration.protocolClasses = [StubURLProtocol.self]
         var configuration = configuration
+        // Stubs answer through the built-in transport's URLSession (a `URLProtocol`), whatever
+        // transport the configuration names.
+        configuration.transport = nil
         configuration.adapters.append(
             Adapter { request in
                 var request = request

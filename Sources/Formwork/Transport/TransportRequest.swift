@@ -20,6 +20,15 @@ public struct TransportRequest: Sendable {
         /// and again whenever it must send the body again (a re-sent request). If it throws, the
         /// exchange ends with that error (``TransportEvents/finish(_:)``).
         case stream(@Sendable () throws -> InputStream)
+
+        /// Whether there is a body to send.
+        public var hasBody: Bool {
+            switch self {
+            case .none: return false
+            case .data(let data): return !data.isEmpty
+            case .file, .stream: return true
+            }
+        }
     }
 
     /// The request: method, URL, header fields, and `timeoutInterval` as the idle timeout (the
@@ -42,7 +51,9 @@ public struct TransportRequest: Sendable {
     ///   - body: The body.
     ///   - isObserved: Whether anything watches the exchange as it moves.
     ///   - bodyMayBlock: Whether receiving body bytes may block.
-    public init(urlRequest: URLRequest, body: Body = .none, isObserved: Bool = true, bodyMayBlock: Bool = false) {
+    public init(
+        urlRequest: URLRequest, body: Body = .none, isObserved: Bool = true, bodyMayBlock: Bool = false
+    ) {
         var urlRequest = urlRequest
         urlRequest.httpBody = nil
         urlRequest.httpBodyStream = nil
@@ -50,14 +61,5 @@ public struct TransportRequest: Sendable {
         self.body = body
         self.isObserved = isObserved
         self.bodyMayBlock = bodyMayBlock
-    }
-
-    /// Whether the request has a body.
-    public var hasBody: Bool {
-        switch body {
-        case .none: return false
-        case .data(let data): return !data.isEmpty
-        case .file, .stream: return true
-        }
     }
 }

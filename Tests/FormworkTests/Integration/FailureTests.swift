@@ -205,8 +205,10 @@ struct FailureTests {
         } else {
             #expect(response.value?.isEmpty == false)
         }
-        // URLSession gets whole seconds on every platform; Formwork watches the 0.2 s itself.
-        #expect(request.request?.timeoutInterval == 1)
+        // The request keeps the form's 0.2 s; the built-in transport hands URLSession whole seconds
+        // on every platform, and Formwork watches the 0.2 s itself.
+        #expect(request.request?.timeoutInterval == 0.2)
+        #expect(IdleTimeout.forURLSession(0.2) == 1)
     }
 
     @Test(

@@ -5,6 +5,20 @@ import Testing
 
 @Suite("A stream upload hands URLSession a fresh stream whenever it asks")
 struct BodyStreamTests {
+    /// What the built-in transport's delegate answers when URLSession asks `request`'s current
+    /// task for a new body stream.
+    private func newBodyStream(_ request: UploadRequest, session: Session) async -> InputStream? {
+        guard let task = (request.core.task as? URLSessionTransportTask)?.task else { return nil }
+        let answer = Protected<InputStream?>(nil)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            session.router.urlSession(session.urlSession, task: task) { stream in
+                answer.withLock { $0 = stream }
+                done.resume()
+            }
+        }
+        return answer.withLock { $0 }
+    }
+
     /// Reads a stream to its end.
     private func contents(of stream: InputStream) -> Data {
         stream.open()
@@ -26,24 +40,25 @@ struct BodyStreamTests {
         let stubs = StubRegistry()
         stubs.stub(.post, url, .json("{}", delay: 30))  // keeps the attempt running
         let form = TestStreamUpload(url: url, payload: payload)
-        let request = Client().upload(form, session: Session(stubs: stubs))
+        let session = Session(stubs: stubs)
+        let request = Client().upload(form, session: session)
         await request.waitUntilRunning()
-        let core = request.core
-        let attempt = core.state.withLock { $0.machine.attempt }
-        let sent = core.request?.httpBodyStream
-        let fresh = core.taskNeedsNewBodyStream(attempt: attempt)
+        let sent = request.core.request?.httpBodyStream
+        let fresh = await newBodyStream(request, session: session)
         // Compared as plain values: a failed expectation must not have to describe the streams.
         let isNew = fresh != nil && fresh !== sent
         #expect(isNew)
         #expect(form.made.count == 2)
         let body = fresh.map(contents(of:))
         #expect(body == payload)
-        let stale = core.taskNeedsNewBodyStream(attempt: attempt + 1) == nil
-        #expect(stale)  // not for another attempt
+        let task = request.core.task
         request.cancel()
         _ = await request.handledString()
-        let over = core.taskNeedsNewBodyStream(attempt: attempt) == nil
-        #expect(over)  // nor once the request ended
+        // Not once the request ended: its task is no longer routed.
+        let over = (task as? URLSessionTransportTask).map { task in
+            session.router.routedTaskCount == 0 && task.task.state != .running
+        }
+        #expect(over == true)
     }
 
     @Test("When the form cannot make a new stream, the attempt fails with the form's error")
@@ -67,10 +82,10 @@ struct BodyStreamTests {
         let url = "https://stub.example/\(UUID().uuidString)"
         let stubs = StubRegistry()
         stubs.stub(.post, url, .json("{}", delay: 30))
-        let request = Client().upload(OnceStream(url: url), session: Session(stubs: stubs))
+        let session = Session(stubs: stubs)
+        let request = Client().upload(OnceStream(url: url), session: session)
         await request.waitUntilRunning()
-        let attempt = request.core.state.withLock { $0.machine.attempt }
-        let none = request.core.taskNeedsNewBodyStream(attempt: attempt) == nil
+        let none = await newBodyStream(request, session: session) == nil
         #expect(none)
         let response = await request.handledString()
         #expect(response.error?.kind == .requestBuildFailed)

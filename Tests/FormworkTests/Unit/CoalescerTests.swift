@@ -28,7 +28,7 @@ struct CoalescerTests {
         atCompletion: Bool = false
     ) -> Coalescer.Entry {
         coalescer.enter(key, as: subscriber, deliversAtCompletion: atCompletion) { _ in
-            urlSession.dataTask(with: URL(string: "http://127.0.0.1/a")!)
+            IdleTask()
         }
     }
 
@@ -120,4 +120,10 @@ struct CoalescerTests {
             flight(enter(coalescer, key, subscriber(), atCompletion: true), leads: false))
         #expect(joined === events)
     }
+}
+
+/// A transport task that is never resumed: the table's rules need only its identity.
+private final class IdleTask: TransportTask {
+    func resume() {}
+    func cancel() {}
 }

@@ -47,7 +47,8 @@ struct CredentialSafetyTests {
                 "Authorization": "a", "proxy-authorization": "p", "Cookie": "c", "X-Api-Key": "k",
                 "X-Other": "o",
             ])
-        let followed = SessionDelegate.redirect(next, from: previous, sensitiveHeaders: ["x-api-key"])
+        let followed = RedirectRule.withoutCredentials(
+            next, leaving: previous.url, sensitiveHeaders: ["x-api-key"])
         let kept = Set((followed.allHTTPHeaderFields ?? [:]).keys.map { $0.lowercased() })
         let credentials: Set<String> = ["authorization", "proxy-authorization", "cookie", "x-api-key"]
         #expect(kept.contains("x-other"))
@@ -55,25 +56,28 @@ struct CredentialSafetyTests {
         #expect(kept.isSuperset(of: credentials) == !drops)
     }
 
-    @Test("The session delegate refuses a redirect whose request carries an invalid header")
-    func redirectWithInvalidHeaderIsRefused() async throws {
-        let session = Session()
-        let task = session.urlSession.dataTask(with: URL(string: "http://127.0.0.1:9/a")!)
-        defer { task.cancel() }
+    @Test(
+        "A redirect whose request carries an invalid header is refused; a 307 or 308 with a body is not followed"
+    )
+    func redirectRules() throws {
         let bad = request("http://127.0.0.1:9/b", headers: ["X-A\r\nX-Forged": "1"])
-        let response = HTTPURLResponse(
-            url: bad.url!, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: [:])!
-        let followed = Protected<URLRequest??>(nil)
-        session.router.urlSession(
-            session.urlSession, task: task, willPerformHTTPRedirection: response, newRequest: bad
-        ) { next in followed.withLock { $0 = .some(next) } }
-        #expect(followed.current == .some(nil))
-
+        let response = try #require(
+            HTTPURLResponse(url: bad.url!, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: [:]))
+        #expect(throws: NetworkError.self) {
+            try RedirectRule.follow(response, to: bad, hasBody: false, sensitiveHeaders: [])
+        }
         let good = request("http://127.0.0.1:9/b", headers: ["X-A": "1"])
-        session.router.urlSession(
-            session.urlSession, task: task, willPerformHTTPRedirection: response, newRequest: good
-        ) { next in followed.withLock { $0 = .some(next) } }
-        #expect(followed.current??.url == good.url)
+        #expect(
+            try RedirectRule.follow(response, to: good, hasBody: true, sensitiveHeaders: [])?.url == good.url)
+        for status in [307, 308] {
+            let keeping = try #require(
+                HTTPURLResponse(url: bad.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:])
+            )
+            #expect(try RedirectRule.follow(keeping, to: good, hasBody: true, sensitiveHeaders: []) == nil)
+            #expect(
+                try RedirectRule.follow(keeping, to: good, hasBody: false, sensitiveHeaders: [])?.url
+                    == good.url)
+        }
     }
 
     @Test("Logs, cURL output, descriptions and resume data use the one credential list")
@@ -94,31 +98,21 @@ struct CredentialSafetyTests {
         let credential = PasswordCredential(user: "ada", password: "lovelace")
         var configuration = Session.Configuration()
         let basic = NSURLAuthenticationMethodHTTPBasic
-        #expect(
-            ChallengeAnswer(
-                method: basic, isProxy: false, previousFailureCount: 0, configuration: configuration)
-                == .deliverResponse)
+        func answer(proxy: Bool = false, failures: Int = 0) -> PasswordCredential? {
+            PasswordCredential.answering(
+                isProxy: proxy, previousFailures: failures, configuration: configuration)
+        }
+        #expect(answer() == nil)
+        #expect(ChallengeAnswer(method: basic) { answer() } == .deliverResponse)
         configuration.credential = credential
-        #expect(
-            ChallengeAnswer(
-                method: basic, isProxy: false, previousFailureCount: 0, configuration: configuration)
-                == .useCredential(credential))
-        #expect(
-            ChallengeAnswer(
-                method: basic, isProxy: false, previousFailureCount: 1, configuration: configuration)
-                == .deliverResponse)
-        #expect(
-            ChallengeAnswer(
-                method: basic, isProxy: true, previousFailureCount: 0, configuration: configuration)
-                == .deliverResponse)
+        #expect(answer() == credential)
+        #expect(ChallengeAnswer(method: basic) { answer() } == .useCredential(credential))
+        #expect(answer(failures: 1) == nil)
+        #expect(ChallengeAnswer(method: basic) { answer(failures: 1) } == .deliverResponse)
+        #expect(answer(proxy: true) == nil)
         configuration.proxyCredential = credential
+        #expect(answer(proxy: true) == credential)
         #expect(
-            ChallengeAnswer(
-                method: basic, isProxy: true, previousFailureCount: 0, configuration: configuration)
-                == .useCredential(credential))
-        #expect(
-            ChallengeAnswer(
-                method: NSURLAuthenticationMethodNTLM, isProxy: false, previousFailureCount: 0,
-                configuration: configuration) == .performDefaultHandling)
+            ChallengeAnswer(method: NSURLAuthenticationMethodNTLM) { answer() } == .performDefaultHandling)
     }
 }

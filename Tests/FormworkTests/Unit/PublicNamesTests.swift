@@ -37,7 +37,8 @@ struct PublicNamesTests {
         "ServerSentEvent",
         "Session", "StreamConnectionState", "StreamReconnection", "StreamRequest", "StreamSequence",
         "StubRegistry", "StubResponse",
-        "TransferProgress", "TypedFormable", "URLQueryEncoder",
+        "TransferProgress", "Transport", "TransportEvents", "TransportRequest", "TransportTask",
+        "TypedFormable", "URLQueryEncoder",
         "UploadDataFormable", "UploadFileFormable", "UploadFormable", "UploadMultipartFormable",
         "UploadRequest", "UploadStreamFormable", "Warnable",
     ]

@@ -1,36 +1,77 @@
 import Foundation
 
-// The URLSession task events, routed here by the session's delegate. They arrive on the
-// session's serial delegate queue, one attempt at a time; stale attempts are ignored.
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The events of one attempt's exchange: what the session's ``Transport`` reports goes to the
+/// request, with the attempt's number (events of an attempt that is over are ignored).
+final class AttemptEvents: TransportEvents {
+    let core: RequestCore
+    let attempt: Int
+
+    init(core: RequestCore, attempt: Int) {
+        self.core = core
+        self.attempt = attempt
+    }
+
+    func receiveResponse(_ response: URLResponse) -> Bool {
+        core.taskDidReceive(response: response, attempt: attempt)
+    }
+
+    func receiveBody(_ body: Data) {
+        core.taskDidReceive(data: body, attempt: attempt)
+    }
+
+    func sent(totalBytes: Int64, expectedBytes: Int64?) {
+        core.taskDidSendBodyData(totalSent: totalBytes, expected: expectedBytes, attempt: attempt)
+    }
+
+    func redirect(_ response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
+        core.redirect(response, to: request, attempt: attempt)
+    }
+
+    func credential(isProxy: Bool, previousFailures: Int) -> PasswordCredential? {
+        PasswordCredential.answering(
+            isProxy: isProxy, previousFailures: previousFailures, configuration: core.session.configuration)
+    }
+
+    func finish(_ error: (any Error)?) {
+        core.taskDidComplete(error: error, attempt: attempt)
+    }
+}
+
+// The transport's events of each attempt (see `AttemptEvents`). A transport reports one attempt
+// at a time, in order; stale attempts are ignored.
 extension RequestCore {
-    func taskDidReceive(response: URLResponse, attempt: Int) -> URLSession.ResponseDisposition {
+    func taskDidReceive(response: URLResponse, attempt: Int) -> Bool {
         let http = response as? HTTPURLResponse
         let current = state.withLock { state -> Bool in
             guard state.machine.responseReceived(attempt: attempt) == .record else { return false }
             state.response = http
             return true
         }
-        guard current else { return .cancel }
+        guard current else { return false }
         guard let sink, let http else {
             let total = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
             if progressDirection == .download {
                 updateProgress(TransferProgress(completedBytes: 0, totalBytes: total), attempt: attempt)
             }
-            return .allow
+            return true
         }
         switch sink.open(http, attempt: attempt) {
         case .write(let start):
             state.withLock { $0.writesToSink = true }
             updateProgress(start, attempt: attempt)
-            return .allow
+            return true
         case .collectInMemory:
-            return .allow
+            return true
         case .restart:
             restartAttemptNow(after: attempt)
-            return .cancel
+            return false
         case .complete(let final):
             updateProgress(final, attempt: attempt)
-            return .allow
+            return true
         }
     }
 
@@ -63,79 +104,51 @@ extension RequestCore {
                 let progress = try sink.write(data)
                 updateProgress(progress, attempt: attempt)
             } catch {
-                let task = state.withLock { state -> URLSessionTask? in
+                let task = state.withLock { state -> (any TransportTask)? in
                     state.sinkFailure = error
                     return state.task
                 }
+                // A cancelled task reports nothing more: the attempt ends here, with the sink's error.
                 task?.cancel()
+                taskDidComplete(error: URLError(.cancelled), attempt: attempt)
             }
         }
     }
 
-    func taskDidSendBodyData(totalSent: Int64, expected: Int64, attempt: Int) {
+    func taskDidSendBodyData(totalSent: Int64, expected: Int64?, attempt: Int) {
         state.withLock { state in
             if state.machine.attempt == attempt { state.bytesSent = max(state.bytesSent, totalSent) }
         }
         guard progressDirection == .upload else { return }
-        let total: Int64? = expected > 0 ? expected : nil
-        updateProgress(TransferProgress(completedBytes: totalSent, totalBytes: total), attempt: attempt)
+        updateProgress(TransferProgress(completedBytes: totalSent, totalBytes: expected), attempt: attempt)
     }
 
-    /// URLSession must send a streamed body again (Apple: a 307/308 redirect, an authentication
-    /// challenge, a re-sent request): a fresh stream from the form's factory, never the one
-    /// already read. If the form cannot make one, the attempt ends with its error.
-    func taskNeedsNewBodyStream(attempt: Int) -> InputStream? {
-        let make = state.withLock { state -> (@Sendable () throws -> InputStream)? in
-            guard state.machine.isRunning(attempt: attempt) else { return nil }
-            return state.prepared?.makeBodyStream
-        }
-        guard let make else { return nil }
-        do {
-            return try make()
+    /// The transport asks whether to follow a redirect (see ``RedirectRule``). A redirect whose
+    /// request fails Formwork's checks is not followed, and the attempt fails with that error once
+    /// the transport reports its end.
+    func redirect(_ response: HTTPURLResponse, to request: URLRequest, attempt: Int) -> URLRequest? {
+        let hasBody = state.withLock { $0.prepared?.transportBody.hasBody ?? false }
+        do throws(NetworkError) {
+            return try RedirectRule.follow(
+                response, to: request, hasBody: hasBody,
+                sensitiveHeaders: session.configuration.sensitiveHeaders)
         } catch {
-            let task = state.withLock { state -> URLSessionTask? in
-                // Reported in place of URLSession's own error, like a failing sink.
-                state.sinkFailure = NetworkError.building(error)
-                return state.task
-            }
-            task?.cancel()
+            settle(attempt: attempt, error)
             return nil
         }
     }
 
-    /// The whole response of a task made with a completion handler (see
-    /// `deliversAtCompletion`): recorded as the delegate's events would have, then completed.
+    /// A whole exchange at once (an answer from the cache), reported as a transport would.
     func taskDidFinish(data: Data?, response: URLResponse?, error: (any Error)?, attempt: Int) {
-        let body = data ?? Data()
-        typealias Recorded = (progress: TransferProgress?, observers: [ProgressObserver])
-        // One locked step records the response and, on success, the final progress.
-        let recorded = state.withLock { state -> Recorded? in
-            guard state.machine.dataReceived(attempt: attempt) == .record else { return nil }
-            state.response = response as? HTTPURLResponse
-            state.data = body
-            state.bytesReceived = Int64(body.count)
-            guard error == nil else { return (nil, []) }
-            // What a progress observer added meanwhile may still hear: the final value.
-            let final: TransferProgress
-            switch progressDirection {
-            case .download:
-                final = TransferProgress(completedBytes: Int64(body.count), totalBytes: Int64(body.count))
-            case .upload:
-                guard let sent = state.prepared?.bodyLength else { return (nil, []) }
-                state.bytesSent = sent
-                final = TransferProgress(completedBytes: sent, totalBytes: sent)
-            }
-            return (final, state.recordProgress(final, attempt: attempt) ?? [])
-        }
-        guard let recorded else { return }
-        if let progress = recorded.progress {
-            for observer in recorded.observers { observer(progress, attempt) }
+        if let response, taskDidReceive(response: response, attempt: attempt), let data, !data.isEmpty {
+            taskDidReceive(data: data, attempt: attempt)
         }
         taskDidComplete(error: error, attempt: attempt)
     }
 
     func taskDidComplete(error: (any Error)?, attempt: Int) {
-        let (error, settledFailure) = settledEnd(of: attempt, error: settleWithCache(error, attempt: attempt))
+        let error = settleWithCache(error, attempt: attempt)
+        let settledFailure = settledFailure(of: attempt)
         typealias Snapshot = (URLRequest?, HTTPURLResponse?, Data, ValidationRules, NetworkError?, Bool)
         let snapshot = state.withLock { state -> Snapshot? in
             guard state.machine.isRunning(attempt: attempt) else { return nil }
@@ -148,6 +161,8 @@ extension RequestCore {
         let failure: NetworkError?
         if let settled = settledFailure ?? sinkFailure {
             failure = settled
+        } else if let error = error as? NetworkError {
+            failure = error  // a transport's own, e.g. a body stream the form could not make
         } else if let error {
             failure = .transport(error, request: request, response: response, data: wroteToSink ? nil : data)
         } else if response != nil, sink?.isComplete(attempt: attempt) == true {
@@ -201,6 +216,12 @@ extension RequestCore {
     /// has none until now; a throttled last update may not have been passed on).
     private func finalProgress(attempt: Int) -> TransferProgress? {
         state.withLock { state in
+            if state.progress == nil, progressDirection == .upload, let sent = state.prepared?.bodyLength {
+                // No progress came while sending (a transport that reports the whole exchange
+                // at its end): the whole body was sent.
+                state.bytesSent = max(state.bytesSent, sent)
+                state.progress = TransferProgress(completedBytes: sent, totalBytes: sent)
+            }
             guard let progress = state.progress else { return nil }
             let final = TransferProgress(
                 completedBytes: progress.completedBytes, totalBytes: progress.completedBytes)

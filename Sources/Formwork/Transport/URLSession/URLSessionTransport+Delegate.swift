@@ -1,0 +1,213 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One URLSession task's link to its ``TransportEvents``, and what the delegate learned about
+/// the task along the way.
+final class URLSessionTaskLink: Sendable {
+    private struct State {
+        /// A response Formwork must report in place of the task's own end: a challenge declined
+        /// on corelibs, where the task can only be ended by cancelling it.
+        var declinedChallenge: HTTPURLResponse?
+        /// A failure that replaces the task's own end (a body stream that could not be made).
+        var failure: (any Error)?
+        /// Whether the response head was reported.
+        var hasResponse = false
+        /// The task's identifier, once it exists.
+        var taskID: Int?
+    }
+
+    let events: any TransportEvents
+    /// Whether the task delivers its response to a completion handler: only redirects and
+    /// challenges go through the delegate.
+    let deliversAtCompletion: Bool
+    /// Makes a fresh body stream, for a streamed body.
+    let makeStream: (@Sendable () throws -> InputStream)?
+    private let state = Protected(State())
+
+    init(
+        events: any TransportEvents, deliversAtCompletion: Bool,
+        makeStream: (@Sendable () throws -> InputStream)?
+    ) {
+        self.events = events
+        self.deliversAtCompletion = deliversAtCompletion
+        self.makeStream = makeStream
+    }
+
+    /// The identifier of the task this link belongs to.
+    var taskID: Int? {
+        get { state.withLock { $0.taskID } }
+        set { state.withLock { $0.taskID = newValue } }
+    }
+
+    func receiveResponse(_ response: URLResponse) -> Bool {
+        state.withLock { $0.hasResponse = true }
+        return events.receiveResponse(response)
+    }
+
+    /// The task ends with `response` (a declined challenge), whatever it reports.
+    func declineChallenge(with response: HTTPURLResponse) {
+        state.withLock { $0.declinedChallenge = response }
+    }
+
+    /// The task ends with `error`, whatever it reports.
+    func fail(with error: any Error) {
+        state.withLock { $0.failure = error }
+    }
+
+    /// Reports the task's end, read through what the delegate learned.
+    func finish(_ error: (any Error)?) {
+        let (declined, failure, hasResponse) = state.withLock {
+            ($0.declinedChallenge, $0.failure, $0.hasResponse)
+        }
+        if let failure {
+            events.finish(failure)
+        } else if let declined {
+            if !hasResponse { _ = events.receiveResponse(declined) }
+            events.finish(nil)
+        } else {
+            events.finish(error)
+        }
+    }
+}
+
+/// The one delegate of the built-in transport's `URLSession`: it routes each task's callbacks to
+/// the task's ``TransportEvents`` (corelibs URLSession ignores per-task delegates on Linux),
+/// asks them about redirects and password challenges, and keeps corelibs' challenge quirks out
+/// of Formwork's engine.
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private let routes = Protected([Int: URLSessionTaskLink]())
+
+    /// Routes `task`'s callbacks to `link`. Call before resuming the task.
+    func register(_ task: URLSessionTask, link: URLSessionTaskLink) {
+        link.taskID = task.taskIdentifier
+        routes.withLock { $0[task.taskIdentifier] = link }
+    }
+
+    /// Stops routing `task`'s callbacks.
+    func unregister(_ task: URLSessionTask) {
+        _ = routes.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+    }
+
+    /// How many tasks are routed right now (for tests: nothing may outlive its request).
+    var routedTaskCount: Int { routes.withLock { $0.count } }
+
+    /// How many of them get their body events from the delegate rather than a completion handler.
+    var eventRoutedTaskCount: Int { routes.withLock { $0.values.filter { !$0.deliversAtCompletion }.count } }
+
+    /// The link of a task whose events go to the delegate.
+    private func link(_ task: URLSessionTask) -> URLSessionTaskLink? {
+        routes.withLock { $0[task.taskIdentifier] }.flatMap { $0.deliversAtCompletion ? nil : $0 }
+    }
+
+    /// The link of any task, for redirects and challenges.
+    private func anyLink(_ task: URLSessionTask) -> URLSessionTaskLink? {
+        routes.withLock { $0[task.taskIdentifier] }
+    }
+
+    /// The whole response of a task made with a completion handler: reported as the delegate's
+    /// callbacks would have been, then the end.
+    func completed(_ link: URLSessionTaskLink, data: Data?, response: URLResponse?, error: (any Error)?) {
+        let routed = routes.withLock { routes -> Bool in
+            guard let id = link.taskID, routes[id] === link else { return false }
+            routes[id] = nil
+            return true
+        }
+        // Not routed any more: the task was cancelled by Formwork, which ignores it from then on.
+        guard routed else { return }
+        if let response, link.receiveResponse(response), let data, !data.isEmpty {
+            link.events.receiveBody(data)
+        }
+        link.finish(error)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let link = link(dataTask) else {
+            completionHandler(.cancel)
+            return
+        }
+        completionHandler(link.receiveResponse(response) ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        link(dataTask)?.events.receiveBody(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let link = routes.withLock({ $0.removeValue(forKey: task.taskIdentifier) }),
+            !link.deliversAtCompletion
+        else { return }
+        link.finish(error)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        link(task)?.events.sent(
+            totalBytes: totalBytesSent,
+            expectedBytes: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
+    }
+
+    /// URLSession must send a streamed body again (Apple: a 307/308 redirect, an authentication
+    /// challenge, a re-sent request): a fresh stream from the form's factory, never the one
+    /// already read. If the form cannot make one, the task ends with its error.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        guard let link = link(task), let make = link.makeStream else {
+            completionHandler(nil)
+            return
+        }
+        do {
+            completionHandler(try make())
+        } catch {
+            link.fail(with: error)
+            completionHandler(nil)
+            task.cancel()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(anyLink(task)?.events.redirect(response, to: request))
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        let space = challenge.protectionSpace
+        let link = anyLink(task)
+        let answer = ChallengeAnswer(method: space.authenticationMethod) {
+            link?.events.credential(
+                isProxy: space.isProxy(), previousFailures: challenge.previousFailureCount)
+        }
+        switch answer {
+        case .performDefaultHandling:
+            completionHandler(.performDefaultHandling, nil)
+        case .useCredential(let credential):
+            completionHandler(.useCredential, credential.urlCredential)
+        case .deliverResponse:
+            #if canImport(FoundationNetworking)
+                // corelibs never completes the task on default handling, and ends it as cancelled
+                // on any other answer: the task's outcome is the challenge's response instead.
+                if let response = challenge.failureResponse as? HTTPURLResponse {
+                    link?.declineChallenge(with: response)
+                }
+                completionHandler(.cancelAuthenticationChallenge, nil)
+            #else
+                // With no credential of its own, Apple's URLSession delivers the 401/407.
+                completionHandler(.performDefaultHandling, nil)
+            #endif
+        }
+    }
+}

@@ -105,6 +105,8 @@ let package = Package(
                 "FormworkAsyncHTTPClient", "ExampleSupport", "DemoServer",
                 .product(name: "Formwork", package: "Formwork"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),

@@ -1,6 +1,7 @@
 import Formwork
 import Foundation
 import NIOConcurrencyHelpers
+import NIOPosix
 import Testing
 
 @testable import FormworkAsyncHTTPClient
@@ -149,7 +150,13 @@ struct TransportTests {
     func backPressure() async throws {
         let size = 256 << 20
         // A slow disk: each chunk takes a while to "write".
-        let events = RecordingEvents(keepsBody: false, onBody: { _ in usleep(300) })
+        let onLoop = NIOLockedValueBox(0)
+        let events = RecordingEvents(
+            keepsBody: false,
+            onBody: { _ in
+                if MultiThreadedEventLoopGroup.currentEventLoop != nil { onLoop.withLockedValue { $0 += 1 } }
+                usleep(300)
+            })
         let request = TransportRequest(urlRequest: try serverRequest("/files/\(size)"), bodyMayBlock: true)
         let made = AsyncHTTPClientTransport().makeTask(for: request, events: events)
         made.resume()
@@ -157,6 +164,7 @@ struct TransportTests {
         events.expectWellOrdered()
         #expect(events.finishError == nil)
         #expect(events.bodyCount == size)
+        #expect(onLoop.withLockedValue { $0 } == 0, "a body chunk was delivered on an event loop")
         let queued = try #require(made as? AsyncHTTPClientTransportTask).maximumQueuedBodyBytes
         // Paused at 4 MiB: at most one read more than that was queued.
         #expect(queued > 0)

@@ -13,6 +13,8 @@ let package = Package(
         .executable(name: "Demo", targets: ["Demo"]),
         .executable(name: "Benchmark", targets: ["Benchmark"]),
         .executable(name: "LinkProxy", targets: ["LinkProxy"]),
+        // A Formwork transport on AsyncHTTPClient (SwiftNIO) for Linux services: one file to copy.
+        .library(name: "FormworkAsyncHTTPClient", targets: ["FormworkAsyncHTTPClient"]),
     ],
     dependencies: [
         // The Formwork library (used by the demo CLI and benchmark targets, not by DemoServer).
@@ -20,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         // TLS for the demo server's HTTPS listeners (`--tls-port`), which the HTTPS suite tests against.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The HTTP client under the FormworkAsyncHTTPClient transport.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .executableTarget(
@@ -73,6 +77,36 @@ let package = Package(
             name: "Benchmark",
             dependencies: [
                 .product(name: "Formwork", package: "Formwork"), "ExampleSupport", "DemoServer", "LinkProxy",
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // Formwork's Transport on AsyncHTTPClient: Examples/Sources/FormworkAsyncHTTPClient is one
+        // file a service can copy into its own target.
+        .target(
+            name: "FormworkAsyncHTTPClient",
+            dependencies: [
+                .product(name: "Formwork", package: "Formwork"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // AsyncHTTPClient's own dependencies, named for the types the transport uses.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // Drives the transport directly against the demo server (DemoServer is a dependency only so
+        // that building the tests builds the server they start).
+        .testTarget(
+            name: "FormworkAsyncHTTPClientTests",
+            dependencies: [
+                "FormworkAsyncHTTPClient", "ExampleSupport", "DemoServer",
+                .product(name: "Formwork", package: "Formwork"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),

@@ -110,6 +110,22 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // The root package's test harness (starts the demo server), shared through a symbolic link.
+        .target(
+            name: "FormworkTestSupport",
+            path: "Tests/FormworkTestSupport",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // Formwork's behaviour suite (the root package's integration suites, through symbolic links
+        // in Tests/FormworkBehaviourTests) run against the AsyncHTTPClient transport.
+        .testTarget(
+            name: "FormworkBehaviourTests",
+            dependencies: [
+                "FormworkAsyncHTTPClient", "FormworkTestSupport", "DemoServer",
+                .product(name: "Formwork", package: "Formwork"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

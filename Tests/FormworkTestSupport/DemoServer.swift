@@ -40,8 +40,9 @@ actor DemoServerLauncher {
     /// The line the server prints once it listens, followed by its base URL.
     static let listeningPrefix = "Formwork demo server listening on "
 
-    /// `<repo>/Examples`, found from this file's path: `<repo>/Tests/FormworkTestSupport/DemoServer.swift`.
-    static let examplesDirectory = URL(fileURLWithPath: #filePath)
+    /// `<repo>/Examples`, found from this file's path: `<repo>/Tests/FormworkTestSupport/DemoServer.swift`
+    /// (also when compiled through the Examples package's symbolic link to this folder).
+    static let examplesDirectory = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent()  // FormworkTestSupport
         .deletingLastPathComponent()  // Tests
         .deletingLastPathComponent()  // <repo>
@@ -135,7 +136,10 @@ actor DemoServerLauncher {
         return try await task.value
     }
 
-    /// `FORMWORK_DEMO_SERVER` if set, else the `DemoServer` built from `<repo>/Examples`.
+    /// `FORMWORK_DEMO_SERVER` if set; else a `DemoServer` beside the running test binary (the
+    /// Examples package's own tests build it as a dependency, and building it again from inside
+    /// `swift test` would wait forever for that package's build lock); else the `DemoServer`
+    /// built from `<repo>/Examples`.
     private static func locateExecutable() async throws -> URL {
         if let path = ProcessInfo.processInfo.environment[executableVariable], !path.isEmpty {
             guard FileManager.default.isExecutableFile(atPath: path) else {
@@ -143,6 +147,11 @@ actor DemoServerLauncher {
                     description: "DemoServer: \(executableVariable)=\(path) is not an executable file")
             }
             return URL(fileURLWithPath: path)
+        }
+        let beside = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
+            .appendingPathComponent("DemoServer")
+        if beside.path.contains("/Examples/"), FileManager.default.isExecutableFile(atPath: beside.path) {
+            return beside
         }
         let packagePath = examplesDirectory.path
         guard

@@ -40,13 +40,18 @@ public final class AsyncHTTPClientTransport: Transport {
         eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: recommendedConfiguration)
 
     /// The client configuration the transport expects: redirects `.disallow`ed (the transport
-    /// follows them itself so Formwork can decide each hop), decompression disabled, no read
-    /// timeout, and a failed connection attempt reported at once (as `URLSession` does: Formwork's
-    /// retry policy decides about retries; AsyncHTTPClient would retry until its connect timeout,
-    /// 10 s, before it reports a refused connection). Start from it when you make your own client.
+    /// follows them itself so Formwork can decide each hop), decompression disabled, a failed
+    /// connection attempt reported at once (as `URLSession` does: Formwork's retry policy decides
+    /// about retries; AsyncHTTPClient would retry until its connect timeout, 10 s, before it
+    /// reports a refused connection), and no timeouts of its own: Formwork's idle timeout (the
+    /// form's or the session's) covers the whole exchange, from the wait for a free connection of
+    /// the pool to the last byte, as `URLRequest.timeoutInterval` does for `URLSession`
+    /// (AsyncHTTPClient's connect timeout, 10 s by default, would otherwise also fail a request
+    /// that waits longer than that for a connection to a busy host). Start from it when you make
+    /// your own client.
     public static var recommendedConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: .init(connect: nil, read: nil),
+            redirectConfiguration: .disallow, timeout: .init(connect: .hours(24), read: nil),
             decompression: .disabled)
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration

@@ -75,9 +75,25 @@ public final class Session: Sendable {
     /// This session's defaults.
     public let configuration: Configuration
     /// What carries the requests: ``Configuration/transport``, or the built-in URLSession one.
-    let transport: any Transport
+    /// Chosen when the first request needs it (see `transportChoice`).
+    var transport: any Transport {
+        transportChoice.withLock { choice in
+            if let chosen = choice.transport { return chosen }
+            let chosen =
+                configuration.transport ?? Self.transportForTesting.withLock { $0 }
+                ?? URLSessionTransport(configuration: choice.urlSessionConfiguration)
+            choice.transport = chosen
+            return chosen
+        }
+    }
     /// The built-in URLSession transport, when the session uses it.
-    let urlSessionTransport: URLSessionTransport?
+    var urlSessionTransport: URLSessionTransport? { transport as? URLSessionTransport }
+    /// The transport once chosen, and what the built-in one is made with.
+    private let transportChoice:
+        Protected<(transport: (any Transport)?, urlSessionConfiguration: URLSessionConfiguration)>
+    /// The transport of sessions whose configuration names none, for Formwork's behaviour suite
+    /// (which runs against every transport): nil, the built-in URLSession transport, in apps.
+    static let transportForTesting = Protected<(any Transport)?>(nil)
     /// The coalescable network requests in flight.
     let coalescer = Coalescer()
 
@@ -99,14 +115,8 @@ public final class Session: Sendable {
         urlSessionConfiguration: URLSessionConfiguration = .default
     ) {
         self.configuration = configuration
-        if let transport = configuration.transport {
-            self.transport = transport
-            self.urlSessionTransport = nil
-        } else {
-            let builtIn = URLSessionTransport(configuration: urlSessionConfiguration)
-            self.transport = builtIn
-            self.urlSessionTransport = builtIn
-        }
+        self.transportChoice = Protected(
+            (nil, URLSessionTransport.safeCopy(of: urlSessionConfiguration)))
     }
 
     /// Creates a session, changing the default configuration in a closure.

@@ -127,13 +127,13 @@ extension Session {
         var configuration = configuration
         // Stubs answer through the built-in transport's URLSession (a `URLProtocol`), whatever
         // transport the configuration names.
-        configuration.transport = nil
+        configuration.transport = URLSessionTransport(configuration: urlConfiguration)
         configuration.adapters.append(
             Adapter { request in
                 var request = request
                 request.setValue(stubs.id, forHTTPHeaderField: StubURLProtocol.registryHeader)
                 return request
             })
-        self.init(configuration: configuration, urlSessionConfiguration: urlConfiguration)
+        self.init(configuration: configuration)
     }
 }

@@ -35,6 +35,8 @@ extension TimingSensitiveSuites {
             .flatMap { Int($0) } ?? 20_000
         /// Requests in flight at once.
         static let concurrency = 64
+        /// The transport under test is in place before any request.
+        private let transport = TransportUnderTest.installed
 
         /// When a request gets cancelled.
         enum Moment: CaseIterable {

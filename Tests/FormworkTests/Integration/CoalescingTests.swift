@@ -110,7 +110,7 @@ struct CoalescingTests {
         #expect(bodies.allSatisfy { $0.key == key && $0.hit == 1 })
         #expect(try await serverCount(key).hits == 1)
         #expect(session.coalescer.openFlightCount == 0)
-        #expect(session.router.routedTaskCount == 0)
+        #expect(session.routedTaskCount == 0)
     }
 
     @Test(
@@ -156,7 +156,7 @@ struct CoalescingTests {
         #expect(count.closed == 1)
         #expect(count.hits == 1)
         #expect(session.coalescer.openFlightCount == 0)
-        #expect(session.router.routedTaskCount == 0)
+        #expect(session.routedTaskCount == 0)
     }
 
     @Test(

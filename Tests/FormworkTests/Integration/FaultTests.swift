@@ -160,7 +160,7 @@ struct LifetimeTests {
         #expect(await released { core })
         #expect(await released { failed })
         #expect(await released { cancelled })
-        #expect(session.router.routedTaskCount == 0)
+        #expect(session.routedTaskCount == 0)
 
         // Cancelled while waiting 600 s to retry: the wait must not keep the request alive.
         weak var waiting: RequestCore?

@@ -142,7 +142,7 @@ struct LifecycleTests {
         await cancelled.waitUntilRunning()
         cancelled.cancel()
         _ = await cancelled.handledString()
-        #expect(session.router.routedTaskCount == 0)
+        #expect(session.routedTaskCount == 0)
     }
 }
 

@@ -8,6 +8,9 @@ import Testing
 @Suite("Reload prompt lifetime against the demo server", .timeLimit(.minutes(5)))
 @MainActor
 struct ReloadLifetimeTests {
+    /// The transport under test is in place before any request.
+    private let transport = TransportUnderTest.installed
+
     /// A screen as an app writes one: it sends the request itself and offers reloads on `container`.
     final class ArticleScreen: Requestable, Containable, Reloadable {
         let view = Headless.View()

@@ -176,19 +176,3 @@ struct TransferServerTests {
         #expect(response.statusCode == 400)
     }
 }
-
-/// `GET /stats?tag=T`.
-struct StatsReply: Decodable {
-    let requests: Int
-    let bytesSent: [String: Int64]
-    let bytesReceived: [String: Int64]
-    let tag: TagStats
-}
-
-/// One tag's counters.
-struct TagStats: Decodable, Sendable {
-    let name: String
-    let requests: Int
-    let bytesSent: Int64
-    let bytesReceived: Int64
-}

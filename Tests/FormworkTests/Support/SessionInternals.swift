@@ -27,3 +27,9 @@ extension Session {
         return transport.deliveryQueue
     }
 }
+
+extension Session {
+    /// How many URLSession tasks the built-in transport still routes (nothing may outlive its
+    /// request); 0 for other transports, which keep no such table.
+    var routedTaskCount: Int { urlSessionTransport?.router.routedTaskCount ?? 0 }
+}

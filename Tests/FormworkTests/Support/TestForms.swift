@@ -127,5 +127,10 @@ extension DataResponding {
     }
 }
 
-/// A conformer for tests: anything can be `Requestable`.
-struct Client: Requestable {}
+/// A conformer for tests: anything can be `Requestable`. Making one puts the transport under
+/// test in place (see `TransportUnderTest`), before the suite's first request.
+struct Client: Requestable {
+    init() {
+        _ = TransportUnderTest.installed
+    }
+}

@@ -3,33 +3,6 @@ import Testing
 
 @testable import Formwork
 
-/// A catalog entry, named so it can be a test argument.
-enum Words: String, Sendable, CaseIterable {
-    case timedOut, offline, cannotConnect, connectionLost, secureConnectionFailed, networkFailure, badRequest
-    case unauthorized, forbidden, notFound, tooManyRequests, clientError, serverError, unexpectedStatus
-    case unreadableResponse
-
-    func text(in catalog: MessageCatalog) -> String {
-        switch self {
-        case .timedOut: catalog.timedOut
-        case .offline: catalog.offline
-        case .cannotConnect: catalog.cannotConnect
-        case .connectionLost: catalog.connectionLost
-        case .secureConnectionFailed: catalog.secureConnectionFailed
-        case .networkFailure: catalog.networkFailure
-        case .badRequest: catalog.badRequest
-        case .unauthorized: catalog.unauthorized
-        case .forbidden: catalog.forbidden
-        case .notFound: catalog.notFound
-        case .tooManyRequests: catalog.tooManyRequests
-        case .clientError: catalog.clientError
-        case .serverError: catalog.serverError
-        case .unexpectedStatus: catalog.unexpectedStatus
-        case .unreadableResponse: catalog.unreadableResponse
-        }
-    }
-}
-
 @Suite("NetworkError user messages")
 struct NetworkErrorMessageTests {
     private var plain: MessageCatalog {

@@ -144,14 +144,16 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
         }
     }
 
-    /// Blocks until some caller of `addOperation` is waiting, or `timeout` seconds pass; for tests.
-    /// - Returns: `true` when a caller is waiting.
+    /// Blocks until some caller of `addOperation` waits or has waited, or `timeout` seconds pass;
+    /// for tests. (A wait may already be over: on a busy machine a consumer whose thread got no
+    /// turn for a whole maximum wait is judged stuck, and callers then stop waiting for it.)
+    /// - Returns: `true` when a caller waited.
     func waitForWaitingCaller(timeout: TimeInterval) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date(timeIntervalSinceNow: timeout)
-        while counters.waiting == 0 {
-            if !condition.wait(until: deadline) { return counters.waiting > 0 }
+        while counters.waiting == 0, counters.waits == 0 {
+            if !condition.wait(until: deadline) { return counters.waiting > 0 || counters.waits > 0 }
         }
         return true
     }

@@ -1,0 +1,16 @@
+@testable import Formwork
+
+/// The transport the integration suites run against. This package's tests use the built-in
+/// URLSession transport; the Examples package compiles the same suites against the
+/// AsyncHTTPClient transport (Examples/Tests/FormworkBehaviourTests), with its own
+/// `TransportUnderTest`.
+enum TransportUnderTest {
+    /// The transport's name, for reports.
+    static let name = "URLSession"
+
+    /// Evaluated once, before the suites' first request: nothing to install for the default.
+    static let installed: Bool = {
+        Session.transportForTesting.withLock { $0 = nil }
+        return true
+    }()
+}

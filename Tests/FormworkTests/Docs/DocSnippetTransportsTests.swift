@@ -138,27 +138,9 @@ struct DocSnippetTransportsTests {
         let path: String
     }
 
-    /// Lines the log writes, from any thread.
-    final class Lines: @unchecked Sendable {  // guarded by `lock`
-        private let lock = NSLock()
-        private var storage: [String] = []
-
-        func append(_ line: String) {
-            lock.lock()
-            defer { lock.unlock() }
-            storage.append(line)
-        }
-
-        var all: [String] {
-            lock.lock()
-            defer { lock.unlock() }
-            return storage
-        }
-    }
-
     @Test("The logging decorator sees every exchange over the built-in transport, and changes nothing")
     func loggingTransport() async throws {
-        let lines = Lines()
+        let lines = DocSnippetTests.Lines()  // DocSnippetSupport.swift
         let log = ExchangeLog { lines.append($0) }
         // The article wraps a transport it makes (`AsyncHTTPClientTransport()`); here the inner
         // transport is the built-in one a session uses by default.

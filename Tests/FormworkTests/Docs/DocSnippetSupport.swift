@@ -8,6 +8,11 @@ import Testing
 // `DocSnippetTests`; this file holds what several articles use. Types are nested in the suites so
 // that they cannot clash with the other tests' types.
 //
+// The exception is Transports.md (DocSnippetTransportsTests.swift): a stubbed session always runs
+// on the built-in URLSession transport, so a transport's code must meet the demo server. Its suite
+// stands alone (a longer time limit, for the server's first start) and reaches the built-in
+// transport, which has no public name, through `@testable import`.
+//
 // Changed from the articles only where a test needs it: a stubbed `session:` is passed, and
 // values the articles leave open (a folder, a file) are made concrete. Not compiled here: the
 // UIKit recipes (no UIKit on Linux), and the app-module `extension Formable { var headers }`,

@@ -59,6 +59,8 @@ struct Benchmark {
                 await Coalescing(base: base, options: options).run(report: report)
             case .cache:
                 await CacheHits(base: base, options: options).run(report: report)
+            case .transports:
+                await Transports(base: base, options: options, directory: directory).run(report: report)
             }
         }
     }

@@ -4,7 +4,7 @@ import Foundation
 /// The benchmark's command line.
 ///
 ///     Benchmark [--size BYTES] [--requests N] [--rounds R] [--transfer-rounds R] [--quick]
-///               [--only small|download|upload|resume] [--server URL] [--side raw|formwork]
+///               [--only PHASE] [--server URL] [--side raw|formwork]
 ///               [--link rtt=40ms,rate=400mbit [--link-only] [--link-size BYTES] [--link-requests N]]
 struct Options: Sendable {
     /// One side of the comparison, to profile it alone (`--side`).
@@ -21,6 +21,7 @@ struct Options: Sendable {
         case resume
         case coalescing
         case cache
+        case transports
     }
 
     /// Bytes per download and upload (1 GiB by default, 64 MiB with `--quick`).
@@ -60,13 +61,15 @@ struct Options: Sendable {
 
     static let usage = """
         usage: Benchmark [--size BYTES] [--requests N] [--rounds R] [--transfer-rounds R] [--quick]
-                         [--only small|download|upload|resume] [--server URL] [--side raw|formwork]
+                         [--only PHASE] [--server URL] [--side raw|formwork]
           --size BYTES          bytes per download and upload (default 1073741824; --quick: 67108864)
           --requests N          small requests per side and round (default 2000; --quick: 300)
           --rounds R            interleaved rounds of small requests (default 5)
           --transfer-rounds R   interleaved rounds of each transfer (default 3)
           --quick               the reduced sizes, for CI (about a minute in release)
-          --only PHASE          run one phase: small, download, upload, resume, coalescing or cache
+          --only PHASE          run one phase: small, download, upload, resume, coalescing, cache or
+                                transports (both transports beside bare URLSession and AsyncHTTPClient;
+                                its download uses --size)
           --server URL          use a running DemoServer (e.g. under valgrind, which cannot start one)
           --side raw|formwork   small requests through one side only (to profile it)
           --link SPEC           then run small requests and the download again over a simulated link,

@@ -32,6 +32,16 @@ struct Transports: Requestable {
             case .formworkAsyncHTTPClient: "Formwork over AsyncHTTPClient"
             }
         }
+
+        /// Its name for `--side`.
+        var side: Options.Side {
+            switch self {
+            case .rawURLSession: .raw
+            case .formworkURLSession: .formwork
+            case .asyncHTTPClient: .ahc
+            case .formworkAsyncHTTPClient: .formworkAHC
+            }
+        }
     }
 
     /// What every side needs: the bare clients and a Formwork session over each transport.
@@ -91,22 +101,26 @@ struct Transports: Requestable {
                 report.fail("transports, small requests, \(title): \(error)")
             }
         }
-        await TransportDownloads(base: base, options: options, directory: directory)
-            .run(clients: clients, report: report)
+        if options.side == nil {
+            await TransportDownloads(base: base, options: options, directory: directory)
+                .run(clients: clients, report: report)
+        }
         await clients.shutdown()
     }
 
     private func compare(concurrency: Int, clients: Clients, report: Report) async throws {
+        let sides = try operations(clients).filter { client, _ in
+            options.side.map { $0 == client.side } ?? true
+        }
         let samples = try await SmallRequests.interleavedRounds(
-            try operations(clients), rounds: options.rounds, requests: options.requests,
-            concurrency: concurrency)
+            sides, rounds: options.rounds, requests: options.requests, concurrency: concurrency)
         let median = { (client: Client, value: KeyPath<SmallRequests.Sample, Double>) in
             samples[client, default: []].map { $0[keyPath: value] }.median
         }
         report.note(
             pad("", 32) + pad("req/s", 10, left: true) + pad("CPU us/req", 13, left: true)
                 + pad("switches/req", 15, left: true) + "   req/s range over rounds")
-        for client in Client.allCases {
+        for (client, _) in sides {
             let rates = samples[client, default: []].map(\.requestsPerSecond)
             report.note(
                 pad(client.label, 32) + pad(number(median(client, \.requestsPerSecond)), 10, left: true)
@@ -114,6 +128,7 @@ struct Transports: Requestable {
                     + pad(number(median(client, \.contextSwitchesPerRequest)), 15, left: true)
                     + "   \(number(rates.min() ?? 0))-\(number(rates.max() ?? 0))")
         }
+        guard sides.count == Client.allCases.count else { return }
         // Issue 16's target over AsyncHTTPClient; DESIGN's over URLSession (0.98 on loopback).
         let targets: [(Client, Client, Double)] = [
             (.formworkAsyncHTTPClient, .asyncHTTPClient, 0.90),

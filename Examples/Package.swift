@@ -77,6 +77,9 @@ let package = Package(
             name: "Benchmark",
             dependencies: [
                 .product(name: "Formwork", package: "Formwork"), "ExampleSupport", "DemoServer", "LinkProxy",
+                // The transports section runs bare AsyncHTTPClient beside Formwork over its transport.
+                "FormworkAsyncHTTPClient", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),

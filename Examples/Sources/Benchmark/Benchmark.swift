@@ -6,7 +6,8 @@ import Foundation
 ///
 /// 1. small GET + JSON decode, sequential; 2. the same with 64 in flight; 3. a large download
 /// (bare `download(for:)`, a `downloadTask` with progress, Formwork with progress); 4. a large
-/// multipart upload from a file; 5. a resume after a cut at 50 %.
+/// multipart upload from a file; 5. a resume after a cut at 50 %; then coalescing, cached hits and
+/// both transports beside bare URLSession and AsyncHTTPClient (``Transports``).
 ///
 ///     swift build -c release --package-path Examples --product Benchmark
 ///     Examples/.build/release/Benchmark [--quick] [--size BYTES] [--requests N] [--only PHASE]
@@ -59,6 +60,8 @@ struct Benchmark {
                 await Coalescing(base: base, options: options).run(report: report)
             case .cache:
                 await CacheHits(base: base, options: options).run(report: report)
+            case .transports:
+                await Transports(base: base, options: options, directory: directory).run(report: report)
             }
         }
     }

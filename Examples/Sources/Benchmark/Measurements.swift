@@ -23,10 +23,19 @@ final class Locked<Value: Sendable>: @unchecked Sendable {  // every access to `
     }
 }
 
-/// CPU time this process has used (all threads, user and system), from `getrusage`.
+/// CPU time and context switches this process has used (all threads, user and system), from
+/// `getrusage`.
 enum ProcessCPU {
-    /// Microseconds of CPU used so far.
-    static func microseconds() -> Int64 {
+    /// What `getrusage` reports for the whole process so far.
+    struct Usage: Sendable {
+        /// Microseconds of CPU, user and system.
+        let microseconds: Int64
+        /// Voluntary and involuntary context switches (`ru_nvcsw + ru_nivcsw`).
+        let contextSwitches: Int64
+    }
+
+    /// The process's usage so far.
+    static func usage() -> Usage {
         var usage = rusage()
         #if os(Linux)
             getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
@@ -34,7 +43,9 @@ enum ProcessCPU {
             getrusage(RUSAGE_SELF, &usage)
         #endif
         func micros(_ time: timeval) -> Int64 { Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec) }
-        return micros(usage.ru_utime) + micros(usage.ru_stime)
+        return Usage(
+            microseconds: micros(usage.ru_utime) + micros(usage.ru_stime),
+            contextSwitches: Int64(usage.ru_nvcsw) + Int64(usage.ru_nivcsw))
     }
 }
 

@@ -4,13 +4,16 @@ import Foundation
 /// The benchmark's command line.
 ///
 ///     Benchmark [--size BYTES] [--requests N] [--rounds R] [--transfer-rounds R] [--quick]
-///               [--only small|download|upload|resume] [--server URL] [--side raw|formwork]
+///               [--only PHASE] [--server URL] [--side SIDE]
 ///               [--link rtt=40ms,rate=400mbit [--link-only] [--link-size BYTES] [--link-requests N]]
 struct Options: Sendable {
-    /// One side of the comparison, to profile it alone (`--side`).
+    /// One side of the comparison, to profile it alone (`--side`): raw URLSession or Formwork (over
+    /// URLSession); in the transports phase also bare AsyncHTTPClient or Formwork over it.
     enum Side: String, Sendable {
         case raw
         case formwork
+        case ahc
+        case formworkAHC = "formwork-ahc"
     }
 
     /// The phases the benchmark can run.
@@ -21,6 +24,7 @@ struct Options: Sendable {
         case resume
         case coalescing
         case cache
+        case transports
     }
 
     /// Bytes per download and upload (1 GiB by default, 64 MiB with `--quick`).
@@ -39,7 +43,7 @@ struct Options: Sendable {
     var quick = false
     /// A running DemoServer to use instead of starting one (`--server URL`).
     var server: String?
-    /// Only this side of the small requests (`--side raw|formwork`), e.g. under callgrind.
+    /// Only this side of the small requests (`--side`), e.g. under callgrind.
     var side: Side?
     /// A simulated link (`--link rtt=40ms,rate=400mbit`): the small requests and the download run
     /// again through a `LinkProxy` in front of the server.
@@ -60,15 +64,18 @@ struct Options: Sendable {
 
     static let usage = """
         usage: Benchmark [--size BYTES] [--requests N] [--rounds R] [--transfer-rounds R] [--quick]
-                         [--only small|download|upload|resume] [--server URL] [--side raw|formwork]
+                         [--only PHASE] [--server URL] [--side SIDE]
           --size BYTES          bytes per download and upload (default 1073741824; --quick: 67108864)
           --requests N          small requests per side and round (default 2000; --quick: 300)
           --rounds R            interleaved rounds of small requests (default 5)
           --transfer-rounds R   interleaved rounds of each transfer (default 3)
           --quick               the reduced sizes, for CI (about a minute in release)
-          --only PHASE          run one phase: small, download, upload, resume, coalescing or cache
+          --only PHASE          run one phase: small, download, upload, resume, coalescing, cache or
+                                transports (both transports beside bare URLSession and AsyncHTTPClient;
+                                its download uses --size)
           --server URL          use a running DemoServer (e.g. under valgrind, which cannot start one)
-          --side raw|formwork   small requests through one side only (to profile it)
+          --side SIDE           small requests through one side only (to profile it): raw or formwork;
+                                in the transports phase also ahc or formwork-ahc
           --link SPEC           then run small requests and the download again over a simulated link,
                                 e.g. rtt=40ms,rate=400mbit (a LinkProxy in front of the server)
           --link-only           with --link: skip the loopback phases

@@ -46,6 +46,8 @@ struct SmallRequests: Requestable {
     struct Sample: Sendable {
         let requestsPerSecond: Double
         let cpuMicrosecondsPerRequest: Double
+        /// Voluntary and involuntary context switches of the whole process, per request.
+        let contextSwitchesPerRequest: Double
     }
 
     let base: String
@@ -139,39 +141,11 @@ struct SmallRequests: Requestable {
                 throw BenchmarkFailure("Formwork: \(weather.city)")
             }
         }
-        let warmUp = max(50, options.requests / 5)
         let sides = [(Options.Side.raw, rawRequest), (.formwork, formworkRequest)].filter { side, _ in
             options.side.map { $0 == side } ?? true
         }
-        for (_, operation) in sides {
-            _ = try await Self.measure(count: warmUp, concurrency: concurrency, operation)
-        }
-        var samples: [Options.Side: [Sample]] = [:]
-        let block = Self.blockSize(concurrency: concurrency)
-        for round in 0..<options.rounds {
-            // Within a round the sides take turns every `block` requests (the one going first
-            // alternates too), so a burst of load from elsewhere on the machine, which lasts
-            // seconds, hits both alike.
-            var totals: [Options.Side: (seconds: Double, cpu: Double)] = [:]
-            var done = 0
-            while done < options.requests {
-                let count = min(block, options.requests - done)
-                let turn = (round + done / block).isMultiple(of: 2) ? sides : sides.reversed()
-                for (side, operation) in turn {
-                    let sample = try await Self.measure(count: count, concurrency: concurrency, operation)
-                    totals[side, default: (0, 0)].seconds += Double(count) / sample.requestsPerSecond
-                    totals[side, default: (0, 0)].cpu += sample.cpuMicrosecondsPerRequest * Double(count)
-                }
-                done += count
-            }
-            for (side, total) in totals {
-                let requests = Double(options.requests)
-                samples[side, default: []].append(
-                    Sample(
-                        requestsPerSecond: requests / total.seconds,
-                        cpuMicrosecondsPerRequest: total.cpu / requests))
-            }
-        }
+        let samples = try await Self.interleavedRounds(
+            sides, rounds: options.rounds, requests: options.requests, concurrency: concurrency)
         let rate = { (side: Options.Side) in samples[side, default: []].map(\.requestsPerSecond).median }
         let cpu = { (side: Options.Side) in samples[side, default: []].map(\.cpuMicrosecondsPerRequest).median
         }
@@ -191,6 +165,10 @@ struct SmallRequests: Requestable {
             return "\(number(rates.min() ?? 0))-\(number(rates.max() ?? 0))"
         }
         report.note("req/s range over rounds: raw \(spread(.raw)), Formwork \(spread(.formwork))")
+        let switches = { (side: Options.Side) in
+            number(samples[side, default: []].map(\.contextSwitchesPerRequest).median)
+        }
+        report.note("context switches/request: raw \(switches(.raw)), Formwork \(switches(.formwork))")
     }
 
     /// How many requests one side runs before the other takes its turn: enough for 64 in flight
@@ -203,7 +181,7 @@ struct SmallRequests: Requestable {
     static func measure(
         count: Int, concurrency: Int, _ operation: @escaping @Sendable () async throws -> Void
     ) async throws -> Sample {
-        let cpu = ProcessCPU.microseconds()
+        let usage = ProcessCPU.usage()
         let clock = Stopwatch()
         if concurrency <= 1 {
             for _ in 0..<count { try await operation() }
@@ -223,9 +201,10 @@ struct SmallRequests: Requestable {
             }
         }
         let elapsed = clock.seconds
-        let used = ProcessCPU.microseconds() - cpu
+        let used = ProcessCPU.usage()
         return Sample(
             requestsPerSecond: Double(count) / max(elapsed, 1e-9),
-            cpuMicrosecondsPerRequest: Double(used) / Double(count))
+            cpuMicrosecondsPerRequest: Double(used.microseconds - usage.microseconds) / Double(count),
+            contextSwitchesPerRequest: Double(used.contextSwitches - usage.contextSwitches) / Double(count))
     }
 }

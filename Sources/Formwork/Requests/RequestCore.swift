@@ -347,30 +347,22 @@ public final class RequestCore: Sendable {
     }
 
     /// Watches an attempt whose idle timeout its transport does not enforce precisely (see
-    /// ``IdleTimeout``); the attempt's exchange reports every event as it happens, so that every
-    /// byte counts as activity. When the attempt stays idle for `seconds`, its task is
-    /// dropped and the attempt fails as URLSession's own timeout would (`URLError.timedOut`,
-    /// retryable). The watch ends by itself with the attempt.
+    /// ``IdleTimeout``; one ``IdleWatchdog`` polls them all); the attempt's exchange reports every
+    /// event as it happens, so that every byte counts as activity. When the attempt stays idle for
+    /// `seconds`, its task is dropped and the attempt fails as URLSession's own timeout would
+    /// (`URLError.timedOut`, retryable). The watch ends by itself with the attempt.
     private func watchIdleTimeout(_ seconds: TimeInterval, task: any TransportTask, attempt: Int) {
-        // A watch that outlives no attempt: it ends when the attempt is no longer running.
-        Task { [weak self] in
-            var timeout = IdleTimeout(seconds: seconds, now: Date())
-            while true {
-                await sleep(seconds: timeout.checkInterval)
-                guard let self else { return }
-                let activity = self.state.withLock { state -> IdleTimeout.Activity? in
-                    guard state.machine.isRunning(attempt: attempt) else { return nil }
-                    return IdleTimeout.Activity(
-                        hasResponse: state.response != nil, bytesReceived: state.bytesReceived,
-                        bytesSent: state.bytesSent)
-                }
-                guard let activity else { return }
-                if timeout.check(activity, now: Date()) {
-                    self.releaseTask(task, cancelling: true)
-                    self.taskDidComplete(error: URLError(.timedOut), attempt: attempt)
-                    return
-                }
+        IdleWatchdog.shared.watch(seconds: seconds) { [weak self] in
+            self?.state.withLock { state -> IdleTimeout.Activity? in
+                guard state.machine.isRunning(attempt: attempt) else { return nil }
+                return IdleTimeout.Activity(
+                    hasResponse: state.response != nil, bytesReceived: state.bytesReceived,
+                    bytesSent: state.bytesSent)
             }
+        } expire: { [weak self] in
+            guard let self else { return }
+            self.releaseTask(task, cancelling: true)
+            self.taskDidComplete(error: URLError(.timedOut), attempt: attempt)
         }
     }
 

@@ -126,6 +126,7 @@ let package = Package(
             dependencies: [
                 "FormworkAsyncHTTPClient", "FormworkTestSupport", "DemoServer",
                 .product(name: "Formwork", package: "Formwork"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import FormworkAsyncHTTPClient
 
 @testable import Formwork
@@ -9,9 +10,15 @@ enum TransportUnderTest {
     /// The transport's name, for reports.
     static let name = "AsyncHTTPClient"
 
-    /// Evaluated once, before the suites' first request.
+    /// Evaluated once, before the suites' first request. The client allows as many connections
+    /// to the demo server as the suites hold at once (streams and held requests keep theirs open,
+    /// in parallel): corelibs URLSession limits nothing per host, and with AsyncHTTPClient's
+    /// default of 8 the other requests would wait for a connection until they time out.
     static let installed: Bool = {
-        Session.transportForTesting.withLock { $0 = AsyncHTTPClientTransport() }
+        var configuration = AsyncHTTPClientTransport.recommendedConfiguration
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 512
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        Session.transportForTesting.withLock { $0 = AsyncHTTPClientTransport(client: client) }
         return true
     }()
 }

@@ -1,1 +1,0 @@
-../../../../Tests/FormworkTests/Integration/ImperfectServerDownloadTests.swift

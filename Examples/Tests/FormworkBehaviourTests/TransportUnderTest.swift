@@ -17,7 +17,8 @@ enum TransportUnderTest {
     static let installed: Bool = {
         var configuration = AsyncHTTPClientTransport.recommendedConfiguration
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 512
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         Session.transportForTesting.withLock { $0 = AsyncHTTPClientTransport(client: client) }
         return true
     }()

@@ -32,6 +32,14 @@ import NIOSSL
 /// Not handled: cookies (`URLSession`'s `HTTPCookieStorage` has no equivalent here; set `Cookie`
 /// headers with a request adapter) and automatic decompression (no `Accept-Encoding` is added and
 /// compressed bodies arrive as sent). Response heads report `HTTP/1.1` whatever was negotiated.
+///
+/// Differences Formwork's behaviour suite shows against `URLSession` (see the Transports
+/// article): AsyncHTTPClient allows 8 connections per host by default, and a request waiting for
+/// one spends its idle timeout (raise `connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit`
+/// on a client of your own when streams hold many); when a server cuts a body, the bytes
+/// AsyncHTTPClient had read but not handed over are dropped (a resume asks for them again); a
+/// `POST` on a reused connection the server had closed is not sent again (it fails as connection
+/// lost, where libcurl re-sends it).
 public final class AsyncHTTPClientTransport: Transport {
     /// The client the transport runs on when none is given: the default event loop group,
     /// redirects left to the transport, no decompression, no read timeout (Formwork watches idle

@@ -145,7 +145,7 @@ struct IdempotencyTests {
             } else {
                 // AsyncHTTPClient never sends a POST again by itself: the closed connection fails
                 // it as connection lost, and without a key no retrier sends it again.
-                #expect((failure as? NetworkError)?.urlErrorCode == .networkConnectionLost)
+                #expect(failure?.urlErrorCode == .networkConnectionLost)
                 #expect(withoutKey.arrivals == 1)
                 #expect(withoutKey.applied == 1)
             }

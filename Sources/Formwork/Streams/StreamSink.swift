@@ -16,6 +16,8 @@ final class StreamSink: ResponseSink {
         /// Set when the current connection must not be read (an event stream answered with
         /// another status or content type): its first body bytes fail the attempt with it.
         var rejection: NetworkError?
+        /// The current connection's response head, once it arrived.
+        var head: HTTPURLResponse?
         var lastEventID = ""
         var retry: Int?
         var eventsInConnection = 0
@@ -39,10 +41,22 @@ final class StreamSink: ResponseSink {
     /// The reader chose how to read the stream. Returns `false` when it was already read another
     /// way. Bytes that came before the choice are parsed now.
     func choose(_ mode: StreamMode) -> Bool {
+        var rejected: NetworkError?
         // nil: already read another way.
         let items = state.withLock { state -> [StreamItem]? in
             if let chosen = state.mode { return chosen == mode ? [] : nil }
             state.mode = mode
+            // Chosen after the head arrived (a hook started the request first): an event stream
+            // answered with another status or content type is rejected now, even if the request
+            // already ended.
+            if mode == .events, state.rejection == nil, let head = state.head,
+                let failure = EventStreamRule.rejection(of: head)
+            {
+                state.rejection = failure
+                state.unread = Data()
+                rejected = failure
+                return []
+            }
             guard !state.unread.isEmpty else { return [] }
             var feed = StreamFeed(mode: mode)
             var items: [StreamItem] = []
@@ -52,6 +66,10 @@ final class StreamSink: ResponseSink {
             return items
         }
         guard let items else { return false }
+        if let rejected {
+            buffer.finish(rejected)
+            return true
+        }
         for item in items { try? buffer.append(item) }
         return true
     }
@@ -76,6 +94,7 @@ final class StreamSink: ResponseSink {
             state.attempt = attempt
             state.eventsInConnection = 0
             state.rejection = nil
+            state.head = response
             state.feed = state.mode.map { StreamFeed(mode: $0) }
             state.unread = Data()
             if state.mode == .events, let failure = EventStreamRule.rejection(of: response) {

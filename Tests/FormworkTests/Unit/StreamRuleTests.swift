@@ -14,6 +14,20 @@ private let ended = NetworkError(
 
 @Suite("Event stream rules: which connections are read, when to reconnect, how long to wait")
 struct StreamRuleTests {
+    @Test("Events chosen after a wrong head (and even after the end) fail with the rejection")
+    func lateChoiceIsRejected() async {
+        let sink = StreamSink(limit: 1 << 20, reconnection: .default)
+        _ = sink.open(response(200, type: "text/plain"), attempt: 1)
+        _ = try? sink.write(Data("not a stream\n\n".utf8))
+        _ = sink.close(attempt: 1, error: nil)
+        #expect(sink.choose(.events))
+        guard case .end(let error) = await sink.buffer.next(isRequestDone: { true }) else {
+            Issue.record("an item was read from a rejected stream")
+            return
+        }
+        #expect(error?.kind == .validationFailed)
+    }
+
     @Test("Only a 200 text/event-stream is read; a 204 stops; other 2xx and types fail")
     func rejection() {
         #expect(EventStreamRule.rejection(of: response(200, type: "text/event-stream")) == nil)

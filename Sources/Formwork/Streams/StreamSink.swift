@@ -136,8 +136,10 @@ final class StreamSink: ResponseSink {
     }
 
     func close(attempt: Int, error: NetworkError?) -> NetworkError? {
-        var failure = error
-        if error == nil {
+        // A connection rejected when the reader chose events late (after the request's own checks
+        // passed) still ends the reader with the rejection, never with a clean end.
+        var failure = error ?? state.withLock { $0.rejection }
+        if failure == nil {
             // The request ended cleanly: a final line without a line end still counts.
             let items = state.withLock { state -> [StreamItem] in
                 var items: [StreamItem] = []

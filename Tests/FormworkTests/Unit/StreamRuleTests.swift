@@ -28,6 +28,21 @@ struct StreamRuleTests {
         #expect(error?.kind == .validationFailed)
     }
 
+    @Test("Events chosen between the request's checks and its end: the end is the rejection")
+    func choiceBeforeCloseIsRejected() async {
+        let sink = StreamSink(limit: 1 << 20, reconnection: .default)
+        _ = sink.open(response(200, type: "text/plain"), attempt: 1)
+        _ = try? sink.write(Data("not a stream\n\n".utf8))
+        try? sink.checkEnd(response(200, type: "text/plain"))  // no mode yet: nothing to check
+        #expect(sink.choose(.events))
+        #expect(sink.close(attempt: 1, error: nil)?.kind == .validationFailed)
+        guard case .end(let error) = await sink.buffer.next(isRequestDone: { true }) else {
+            Issue.record("an item was read from a rejected stream")
+            return
+        }
+        #expect(error?.kind == .validationFailed)
+    }
+
     @Test("Only a 200 text/event-stream is read; a 204 stops; other 2xx and types fail")
     func rejection() {
         #expect(EventStreamRule.rejection(of: response(200, type: "text/event-stream")) == nil)

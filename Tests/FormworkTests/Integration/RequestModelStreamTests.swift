@@ -107,10 +107,12 @@ struct RequestModelStreamTests {
         // one change was the last event. The frame bound below is what this test pins.
         // At most one change per frame (1/60 s, 16.7 ms), but for the last event, shown at once at
         // the end. Unthrottled, changes would follow the events, 10 ms apart. The times are taken
-        // at each change, a little after the relay's own clock on a busy machine (14.4 ms was seen
-        // once in CI), so the bound sits between the two: 12 ms.
+        // when each change reaches the main actor, which may run one late and the next on time
+        // (gaps of 14.4 ms, and below 12 ms over the AsyncHTTPClient transport, were seen in CI),
+        // so the bound is on the rate: no more changes than frames in the time they spanned (+1).
         let gaps = changes.gaps(.value).dropLast()
-        #expect(gaps.allSatisfy { $0 >= 0.012 }, "gaps between value changes: \(gaps.sorted().prefix(5))")
+        let frames = gaps.reduce(0, +) / (1.0 / 60)
+        #expect(Double(gaps.count) <= frames + 1, "gaps between value changes: \(gaps.sorted().prefix(5))")
         #expect(model.value?.id == ids(100...100)[0])
         #expect(model.phase.value?.id == ids(100...100)[0])
     }

@@ -38,9 +38,9 @@ public protocol TransportTask: AnyObject, Sendable {
     /// Starts the exchange. Called once.
     func resume()
 
-    /// Stops the exchange as soon as possible. Formwork ignores every event of the task after it
-    /// cancelled it; the transport should still end it with ``TransportEvents/finish(_:)`` (with
-    /// any error) to release what it holds. Calling it more than once, or after the end, does
-    /// nothing.
+    /// Stops the exchange as soon as possible and releases what it holds. Formwork ignores every
+    /// event of the task after it cancelled it, so reporting ``TransportEvents/finish(_:)`` then
+    /// is allowed but not needed (the built-in transport reports nothing more). Calling it more
+    /// than once, or after the end, does nothing.
     func cancel()
 }

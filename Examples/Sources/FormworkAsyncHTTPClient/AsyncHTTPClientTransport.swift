@@ -24,14 +24,17 @@ import NIOSSL
 /// - a `401` offering `Basic` (or a `407` with `Proxy-Authenticate: Basic`) is answered with the
 ///   credential Formwork gives; any other scheme, or no credential, delivers the challenge's
 ///   response as the response;
-/// - response bodies are streamed with back-pressure: when the body goes to disk
-///   (``TransportRequest/bodyMayBlock``) it is handed to a serial queue, never written on the
-///   event loop, and the network pauses while more than 4 MiB wait there;
-/// - request bodies from files and streams are read in 64 KiB chunks (constant memory).
+/// - each exchange runs in one Swift task on AsyncHTTPClient's `async` API, so no work of the
+///   exchange runs on an event loop and the connection may live on any loop of the group;
+/// - response bodies are streamed with back-pressure: the next part is read when the previous
+///   one was handed over; when the body goes to disk (``TransportRequest/bodyMayBlock``) it is
+///   handed to a serial queue, and reading pauses while more than 4 MiB wait there;
+/// - request bodies from files and streams are read in 64 KiB chunks (constant memory), on a
+///   queue of their own.
 ///
 /// Not handled: cookies (`URLSession`'s `HTTPCookieStorage` has no equivalent here; set `Cookie`
 /// headers with a request adapter) and automatic decompression (no `Accept-Encoding` is added and
-/// compressed bodies arrive as sent). Response heads report `HTTP/1.1` whatever was negotiated.
+/// compressed bodies arrive as sent).
 ///
 /// Differences Formwork's behaviour suite shows against `URLSession` (see the Transports
 /// article): AsyncHTTPClient allows 8 connections per host by default, and a request waiting for
@@ -128,6 +131,7 @@ public final class AsyncHTTPClientTransport: Transport {
             default:
                 return error.shortDescription == "Unsupported scheme" ? .unsupportedURL : .unknown
             }
+        case is CancellationError: return .cancelled
         case let error as NIOConnectionError:
             // Every address refused, or none found.
             if let first = error.connectionErrors.first { return code(for: first.error) }
@@ -173,8 +177,13 @@ public final class AsyncHTTPClientTransport: Transport {
 /// One exchange: a chain of AsyncHTTPClient requests (one per redirect or answered challenge)
 /// reported to Formwork as one.
 ///
-/// Every delegate call of AsyncHTTPClient runs on ``loop``. Events go out on that loop, or, when
-/// the body may block, on ``delivery`` (a serial queue): one at a time, in order, either way.
+/// The exchange runs in one Swift task on AsyncHTTPClient's `async` API, so its events go out one
+/// at a time and in order, and nothing runs on an event loop: AsyncHTTPClient serves the request
+/// on whichever loop its connection lives. Where the runtime offers it (`Task.immediate`: Linux,
+/// and Apple platforms from the 2025 releases), the task starts on the thread that resumes it, so
+/// the request reaches the connection pool without a hop. When the body may block, it goes out
+/// on ``delivery`` (a serial queue) and the task waits while more than
+/// ``AsyncHTTPClientTransport/pauseThreshold`` bytes are queued there.
 final class AsyncHTTPClientTransportTask: TransportTask {
     /// What a response head leads to.
     enum HopMode: Sendable {
@@ -182,7 +191,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         case deliver
         /// Discard the body, then send this request with this body.
         case follow(URLRequest, TransportRequest.Body)
-        /// Discard the body: the exchange is being stopped.
+        /// Drop the body: the exchange is being stopped.
         case stop
     }
 
@@ -192,26 +201,24 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         var cancelled = false
         /// An error the transport decided on (too many redirects), reported instead of the cancel.
         var failure: (any Error)?
-        /// The AsyncHTTPClient request in flight.
-        var current: HTTPClient.Task<Void>?
-        var mode = HopMode.deliver
+        /// The Swift task that runs the exchange.
+        var runner: Task<Void, Never>?
         var redirects = 0
         var authenticationAnswers = 0
         var proxyAuthenticationAnswers = 0
-        /// Request body bytes sent in the current hop.
+        /// Request body bytes handed to AsyncHTTPClient in the current hop.
         var sentBytes: Int64 = 0
         /// Response body bytes handed to ``delivery`` and not yet received by Formwork.
         var queuedBytes = 0
         /// The most that were ever queued (for tests of the back-pressure).
         var maximumQueuedBytes = 0
-        /// Completed once the queue drained: the network is paused until then.
-        var paused: EventLoopPromise<Void>?
+        /// The exchange waiting for the queue to drain.
+        var paused: CheckedContinuation<Void, Never>?
     }
 
     let client: HTTPClient
     let request: TransportRequest
     let events: any TransportEvents
-    let loop: any EventLoop
     let delivery: DispatchQueue?
     let state = NIOLockedValueBox(State())
 
@@ -219,7 +226,6 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         self.client = client
         self.request = request
         self.events = events
-        self.loop = client.eventLoopGroup.any()
         self.delivery = request.bodyMayBlock ? DispatchQueue(label: "formwork.asynchttpclient.delivery") : nil
     }
 
@@ -232,22 +238,33 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             return !state.started && !state.finished
         }
         guard start else { return }
-        loop.execute { self.startHop(self.request.urlRequest, body: self.request.body) }
+        let runner: Task<Void, Never>
+        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+            runner = Task.immediate { await self.run() }
+        } else {
+            runner = Task { await self.run() }
+        }
+        let cancelled = state.withLockedValue { state in
+            if !state.finished { state.runner = runner }
+            return state.cancelled
+        }
+        if cancelled { runner.cancel() }
     }
 
     func cancel() {
-        let (finishNow, current): (Bool, HTTPClient.Task<Void>?) = state.withLockedValue { state in
+        let (finishNow, runner): (Bool, Task<Void, Never>?) = state.withLockedValue { state in
             guard !state.cancelled, !state.finished else { return (false, nil) }
             state.cancelled = true
             if !state.started { state.finished = true }
-            return (state.finished, state.current)
+            return (state.finished, state.runner)
         }
         if finishNow { events.finish(URLError(.cancelled)) }
-        // Later on the loop: a cancel from inside an event must not end the exchange within that call.
-        if let current { loop.execute { current.cancel() } }
+        // Cancelling the task only marks it: the exchange ends (and reports) on its own thread,
+        // never inside this call.
+        runner?.cancel()
     }
 
-    /// Runs an event where events run: inline on the loop, or on the delivery queue.
+    /// Runs an event where events run: in the exchange's task, or on the delivery queue.
     private func deliver(_ work: @escaping @Sendable () -> Void) {
         if let delivery { delivery.async(execute: work) } else { work() }
     }
@@ -255,66 +272,85 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     /// Ends the exchange once with `error` (already in its final form; nil is success); a cancel
     /// or the transport's own failure wins.
     private func complete(_ error: (any Error)?) {
-        let outcome: (error: (any Error)?, paused: EventLoopPromise<Void>?)? = state.withLockedValue {
-            state in
+        let outcome: (any Error)?? = state.withLockedValue { state in
             guard !state.finished else { return nil }
             state.finished = true
-            state.current = nil
-            defer { state.paused = nil }
-            return (state.cancelled ? URLError(.cancelled) : state.failure ?? error, state.paused)
+            state.runner = nil
+            return .some(state.cancelled ? URLError(.cancelled) : state.failure ?? error)
         }
         guard let outcome else { return }
-        outcome.paused?.succeed()
-        deliver { self.events.finish(outcome.error) }
+        deliver { self.events.finish(outcome) }
     }
 
     // MARK: - Hops
 
-    /// Sends one request of the exchange (the first, or the next after a redirect or challenge).
-    func startHop(_ urlRequest: URLRequest, body: TransportRequest.Body) {
-        guard !state.withLockedValue({ $0.cancelled }) else { return complete(nil) }
-        let hop: HTTPClient.Request
-        let expected: Int64?
-        do {
-            guard let url = urlRequest.url else { throw URLError(.badURL) }
-            var headers = NIOHTTP1.HTTPHeaders()
-            for (name, value) in urlRequest.allHTTPHeaderFields ?? [:]
-            where !["content-length", "transfer-encoding"].contains(name.lowercased()) {
-                headers.add(name: name, value: value)
+    /// The whole exchange: the first request, then the next after each followed redirect or
+    /// answered challenge.
+    func run() async {
+        var (urlRequest, body) = (request.urlRequest, request.body)
+        while true {
+            guard !state.withLockedValue({ $0.cancelled }) else { return complete(nil) }
+            let hop: HTTPClientRequest
+            let expected: Int64?
+            do {
+                (hop, expected) = try makeRequest(urlRequest, body: body)
+            } catch {
+                // A body's own error (a stream factory's) is reported as it is.
+                return complete(error)
             }
-            let made = try makeBody(body)
-            expected = made.expected
-            hop = try HTTPClient.Request(
-                url: url, method: NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
-                headers: headers,
-                body: made.body)
-        } catch {
-            // A body's own error (a stream factory's) is reported as it is.
-            return complete(error is HTTPClientError ? AsyncHTTPClientTransport.urlError(for: error) : error)
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(hop, deadline: .distantFuture)
+            } catch {
+                return complete(AsyncHTTPClientTransport.urlError(for: error))
+            }
+            // A body sent in one piece is reported once it is all out, which the head proves.
+            if let expected, state.withLockedValue({ $0.sentBytes }) < expected {
+                reportSent(Int(expected - state.withLockedValue { $0.sentBytes }), expected: expected)
+            }
+            let mode =
+                delivery.map { queue in queue.sync { decide(response, of: urlRequest, body: body) } }
+                ?? decide(response, of: urlRequest, body: body)
+            do {
+                switch mode {
+                case .deliver:
+                    try await receiveBody(of: response)
+                    return complete(nil)
+                case .follow(let next, let nextBody):
+                    for try await _ in response.body {}
+                    (urlRequest, body) = (next, nextBody)
+                case .stop:
+                    // Dropping the response cancels what is left of it.
+                    return complete(nil)
+                }
+            } catch {
+                return complete(AsyncHTTPClientTransport.urlError(for: error))
+            }
         }
-        state.withLockedValue { state in
-            state.mode = .deliver
-            state.sentBytes = 0
-        }
-        let delegate = HopDelegate(task: self, request: urlRequest, body: body, expected: expected)
-        let task = client.execute(
-            request: hop, delegate: delegate, eventLoop: .delegate(on: loop), deadline: nil)
-        let cancelled = state.withLockedValue { state in
-            state.current = task
-            return state.cancelled
-        }
-        if cancelled { task.cancel() }
     }
 
-    /// The body of one hop, and its length if known. A stream's factory is called here, so each
-    /// hop sends a fresh stream and a throwing factory ends the exchange with its error.
-    private func makeBody(_ body: TransportRequest.Body) throws -> (body: HTTPClient.Body?, expected: Int64?)
+    /// AsyncHTTPClient's request for one hop, and the length of its body if known. A stream's
+    /// factory is called here, so each hop sends a fresh stream and a throwing factory ends the
+    /// exchange with its error.
+    private func makeRequest(_ urlRequest: URLRequest, body: TransportRequest.Body) throws
+        -> (HTTPClientRequest, Int64?)
     {
+        guard let url = urlRequest.url else { throw URLError(.badURL) }
+        var hop = HTTPClientRequest(url: url.absoluteString)
+        hop.method = NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
+        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
+            switch name.lowercased() {
+            case "content-length", "transfer-encoding": continue
+            default: hop.headers.add(name: name, value: value)
+            }
+        }
+        state.withLockedValue { $0.sentBytes = 0 }
         switch body {
         case .none:
-            return (nil, nil)
+            return (hop, nil)
         case .data(let data):
-            return (.bytes(data), Int64(data.count))
+            hop.body = .bytes(ByteBuffer(data: data))
+            return (hop, Int64(data.count))
         case .file(let url):
             let size: Int64
             do {
@@ -323,57 +359,22 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             } catch {
                 throw URLError(.fileDoesNotExist, userInfo: [NSUnderlyingErrorKey: error])
             }
-            let loop = self.loop
-            return (
-                .stream(contentLength: size) { writer in
-                    Self.pump(ChunkSource(file: url), to: writer, on: loop)
-                }, size
-            )
+            hop.body = .stream(chunks(of: ChunkSource(file: url), expected: size), length: .known(size))
+            return (hop, size)
         case .stream(let factory):
-            let source = ChunkSource(stream: try factory())
-            let loop = self.loop
-            return (.stream(contentLength: nil) { writer in Self.pump(source, to: writer, on: loop) }, nil)
+            hop.body = .stream(
+                chunks(of: ChunkSource(stream: try factory()), expected: nil), length: .unknown)
+            return (hop, nil)
         }
     }
 
-    /// Writes `source` chunk by chunk: the next chunk is read (off the event loop) once the
-    /// previous one was taken by the connection.
-    private static func pump(
-        _ source: ChunkSource, to writer: HTTPClient.Body.StreamWriter, on loop: any EventLoop
-    )
-        -> EventLoopFuture<Void>
-    {
-        let done = loop.makePromise(of: Void.self)
-        @Sendable func next() {
-            source.queue.async {
-                let chunk: Data?
-                do {
-                    chunk = try source.read()
-                } catch {
-                    source.close()
-                    return done.fail(error)
-                }
-                guard let chunk else {
-                    source.close()
-                    return done.succeed()
-                }
-                writer.write(.byteBuffer(ByteBuffer(data: chunk))).whenComplete { result in
-                    switch result {
-                    case .success: next()
-                    case .failure(let error):
-                        source.close()
-                        done.fail(error)
-                    }
-                }
-            }
-        }
-        next()
-        return done.futureResult
+    /// The chunks of an upload, each reported sent as AsyncHTTPClient takes it (it takes the next
+    /// one when the connection can write more).
+    private func chunks(of source: ChunkSource, expected: Int64?) -> UploadChunks {
+        UploadChunks(source: source) { [weak self] count in self?.reportSent(count, expected: expected) }
     }
 
-    // MARK: - AsyncHTTPClient's calls, on the loop
-
-    func sent(_ count: Int, expected: Int64?) {
+    private func reportSent(_ count: Int, expected: Int64?) {
         guard count > 0 else { return }
         let total = state.withLockedValue { state in
             state.sentBytes += Int64(count)
@@ -382,40 +383,30 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         deliver { self.events.sent(totalBytes: total, expectedBytes: expected) }
     }
 
-    /// Decides what the head leads to (asking Formwork where the rules are its own), then lets
-    /// the body come. With a delivery queue the decision waits there for earlier events (cheap
-    /// ones: no body is queued before a head): answering the head at once keeps AsyncHTTPClient
-    /// from holding body bytes that an error arriving meanwhile would drop.
-    func receiveHead(_ head: HTTPResponseHead, of hop: HopDelegate) -> EventLoopFuture<Void> {
-        let mode = delivery.map { queue in queue.sync { decide(head, of: hop) } } ?? decide(head, of: hop)
-        let current: HTTPClient.Task<Void>? = state.withLockedValue { state in
-            state.mode = mode
-            if case .stop = mode { return state.current }
-            return nil
-        }
-        if let current { loop.execute { current.cancel() } }
-        return loop.makeSucceededVoidFuture()
-    }
-
-    private func decide(_ head: HTTPResponseHead, of hop: HopDelegate) -> HopMode {
-        guard let url = hop.request.url, let response = Self.response(head, url: url) else {
+    /// Decides what a response leads to, asking Formwork where the rules are its own. With a
+    /// delivery queue the decision waits there for earlier events.
+    private func decide(_ response: HTTPClientResponse, of request: URLRequest, body: TransportRequest.Body)
+        -> HopMode
+    {
+        guard let url = request.url, let head = Self.response(response, url: url) else {
             state.withLockedValue { $0.failure = URLError(.badServerResponse) }
             return .stop
         }
-        if let next = redirect(head, response: response, of: hop) { return next }
-        if let next = answerChallenge(head, of: hop) { return next }
-        if events.receiveResponse(response) { return .deliver }
+        if let next = redirect(response, head: head, of: request, body: body) { return next }
+        if let next = answerChallenge(response, of: request, body: body) { return next }
+        if events.receiveResponse(head) { return .deliver }
         state.withLockedValue { $0.cancelled = true }
         return .stop
     }
 
     /// The next hop of a redirect Formwork agrees to follow; nil delivers the response.
-    private func redirect(_ head: HTTPResponseHead, response: HTTPURLResponse, of hop: HopDelegate)
-        -> HopMode?
-    {
-        let status = Int(head.status.code)
-        guard [301, 302, 303, 307, 308].contains(status), let url = hop.request.url,
-            let location = head.headers.first(name: "Location"),
+    private func redirect(
+        _ response: HTTPClientResponse, head: HTTPURLResponse, of request: URLRequest,
+        body: TransportRequest.Body
+    ) -> HopMode? {
+        let status = Int(response.status.code)
+        guard [301, 302, 303, 307, 308].contains(status), let url = request.url,
+            let location = response.headers.first(name: "Location"),
             let target = URL(string: location, relativeTo: url)?.absoluteURL,
             ["http", "https"].contains(target.scheme?.lowercased() ?? "")
         else { return nil }
@@ -423,9 +414,9 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             state.withLockedValue { $0.failure = URLError(.httpTooManyRedirects) }
             return .stop
         }
-        var next = hop.request
+        var next = request
         next.url = target
-        let method = (hop.request.httpMethod ?? "GET").uppercased()
+        let method = (request.httpMethod ?? "GET").uppercased()
         let keepsBody = status == 307 || status == 308
         if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
             next.httpMethod = "GET"
@@ -433,21 +424,23 @@ final class AsyncHTTPClientTransportTask: TransportTask {
                 next.setValue(nil, forHTTPHeaderField: name)
             }
         }
-        guard let chosen = events.redirect(response, to: next) else { return nil }
+        guard let chosen = events.redirect(head, to: next) else { return nil }
         state.withLockedValue { $0.redirects += 1 }
-        return .follow(chosen, keepsBody ? hop.body : .none)
+        return .follow(chosen, keepsBody ? body : .none)
     }
 
     /// The same request with a Basic credential, for a 401 or 407 offering Basic that Formwork
     /// answers; nil delivers the response.
-    private func answerChallenge(_ head: HTTPResponseHead, of hop: HopDelegate) -> HopMode? {
+    private func answerChallenge(
+        _ response: HTTPClientResponse, of request: URLRequest, body: TransportRequest.Body
+    ) -> HopMode? {
         let isProxy: Bool
-        switch head.status.code {
+        switch response.status.code {
         case 401: isProxy = false
         case 407: isProxy = true
         default: return nil
         }
-        let challenges = head.headers[isProxy ? "Proxy-Authenticate" : "WWW-Authenticate"]
+        let challenges = response.headers[isProxy ? "Proxy-Authenticate" : "WWW-Authenticate"]
         let offersBasic = challenges.flatMap { $0.split(separator: ",") }.contains { challenge in
             challenge.split(separator: " ").first?.lowercased() == "basic"
         }
@@ -460,106 +453,115 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         state.withLockedValue { state in
             if isProxy { state.proxyAuthenticationAnswers += 1 } else { state.authenticationAnswers += 1 }
         }
-        var next = hop.request
+        var next = request
         let token = Data("\(credential.user):\(credential.password)".utf8).base64EncodedString()
         next.setValue("Basic \(token)", forHTTPHeaderField: isProxy ? "Proxy-Authorization" : "Authorization")
-        return .follow(next, hop.body)
+        return .follow(next, body)
     }
 
-    /// `HTTPURLResponse` of a head; repeated fields are joined with ", ".
-    static func response(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse? {
+    /// `HTTPURLResponse` of a response head; repeated fields (in any letter case) are joined with
+    /// ", " under the spelling seen first.
+    static func response(_ response: HTTPClientResponse, url: URL) -> HTTPURLResponse? {
         var fields: [String: String] = [:]
-        var names: [String: String] = [:]  // lowercased → the spelling seen first
-        for (name, value) in head.headers {
-            let key = names[name.lowercased(), default: name]
-            names[name.lowercased()] = key
-            fields[key] = fields[key].map { "\($0), \(value)" } ?? value
+        fields.reserveCapacity(response.headers.count)
+        var spellings: [String: String]?  // lowercased → first spelling, made at the first clash
+        for (name, value) in response.headers {
+            if let present = fields[name] {
+                fields[name] = "\(present), \(value)"
+                continue
+            }
+            if spellings == nil, fields.count > 0 {
+                let clash = fields.keys.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+                if clash {
+                    spellings = Dictionary(
+                        fields.keys.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+                }
+            }
+            if let key = spellings?[name.lowercased()], let present = fields[key] {
+                fields[key] = "\(present), \(value)"
+            } else {
+                fields[name] = value
+                spellings?[name.lowercased()] = name
+            }
         }
+        let version = "HTTP/\(response.version.major).\(response.version.minor)"
         return HTTPURLResponse(
-            url: url, statusCode: Int(head.status.code), httpVersion: "HTTP/1.1", headerFields: fields)
+            url: url, statusCode: Int(response.status.code), httpVersion: version, headerFields: fields)
     }
 
-    /// Body bytes: to Formwork (inline, or queued with back-pressure), or dropped while a redirect
-    /// or challenge is being followed.
-    func receiveBody(_ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let (mode, cancelled) = state.withLockedValue { ($0.mode, $0.cancelled) }
-        guard case .deliver = mode, !cancelled else { return loop.makeSucceededVoidFuture() }
-        let data = Data(buffer: buffer, byteTransferStrategy: .noCopy)
-        guard let delivery else {
-            events.receiveBody(data)
-            return loop.makeSucceededVoidFuture()
-        }
-        let count = data.count
-        let paused: EventLoopPromise<Void>? = state.withLockedValue { state in
-            state.queuedBytes += count
-            state.maximumQueuedBytes = max(state.maximumQueuedBytes, state.queuedBytes)
-            guard state.queuedBytes >= AsyncHTTPClientTransport.pauseThreshold, !state.finished else {
-                return nil
+    /// Hands the body to Formwork: inline, or queued with back-pressure when it may block.
+    private func receiveBody(of response: HTTPClientResponse) async throws {
+        for try await buffer in response.body {
+            let data = Data(buffer: buffer, byteTransferStrategy: .noCopy)
+            guard let delivery else {
+                events.receiveBody(data)
+                continue
             }
-            let promise = state.paused ?? loop.makePromise(of: Void.self)
-            state.paused = promise
-            return promise
-        }
-        delivery.async {
-            self.events.receiveBody(data)
-            let resume: EventLoopPromise<Void>? = self.state.withLockedValue { state in
-                state.queuedBytes -= count
-                guard state.queuedBytes < AsyncHTTPClientTransport.resumeThreshold else { return nil }
-                defer { state.paused = nil }
-                return state.paused
+            let count = data.count
+            let mustPause = state.withLockedValue { state in
+                state.queuedBytes += count
+                state.maximumQueuedBytes = max(state.maximumQueuedBytes, state.queuedBytes)
+                return state.queuedBytes >= AsyncHTTPClientTransport.pauseThreshold
             }
-            resume?.succeed()
+            delivery.async {
+                self.events.receiveBody(data)
+                let waiting: CheckedContinuation<Void, Never>? = self.state.withLockedValue { state in
+                    state.queuedBytes -= count
+                    guard state.queuedBytes < AsyncHTTPClientTransport.resumeThreshold else { return nil }
+                    defer { state.paused = nil }
+                    return state.paused
+                }
+                waiting?.resume()
+            }
+            if mustPause {
+                await withCheckedContinuation { continuation in
+                    let goOn = state.withLockedValue { state in
+                        guard state.queuedBytes >= AsyncHTTPClientTransport.resumeThreshold else {
+                            return true
+                        }
+                        state.paused = continuation
+                        return false
+                    }
+                    if goOn { continuation.resume() }
+                }
+            }
         }
-        return paused?.futureResult ?? loop.makeSucceededVoidFuture()
-    }
-
-    func hopFinished() {
-        let mode = state.withLockedValue { $0.mode }
-        switch mode {
-        case .follow(let next, let body): startHop(next, body: body)
-        case .deliver, .stop: complete(nil)
-        }
-    }
-
-    func hopFailed(_ error: any Error) {
-        complete(AsyncHTTPClientTransport.urlError(for: error))
     }
 }
 
-/// AsyncHTTPClient's delegate for one hop: it forwards to the exchange's task.
-final class HopDelegate: HTTPClientResponseDelegate {
-    typealias Response = Void
+/// An upload body as AsyncHTTPClient takes it: chunks read off the caller's threads, on the
+/// source's own queue, one at a time.
+struct UploadChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
 
-    let task: AsyncHTTPClientTransportTask
-    /// The request of this hop and its body (sent again on a 307/308 or an answered challenge).
-    let (request, body, expectedBytes): (URLRequest, TransportRequest.Body, Int64?)
+    let source: ChunkSource
+    /// Called with each chunk's size as it is handed over.
+    let taken: @Sendable (Int) -> Void
 
-    init(
-        task: AsyncHTTPClientTransportTask, request: URLRequest, body: TransportRequest.Body, expected: Int64?
-    ) {
-        self.task = task
-        (self.request, self.body, self.expectedBytes) = (request, body, expected)
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let chunks: UploadChunks
+
+        mutating func next() async throws -> ByteBuffer? {
+            let source = chunks.source
+            let chunk: Data? = try await withCheckedThrowingContinuation { continuation in
+                source.queue.async {
+                    do {
+                        let chunk = try source.read()
+                        if chunk == nil { source.close() }
+                        continuation.resume(returning: chunk)
+                    } catch {
+                        source.close()
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+            guard let chunk else { return nil }
+            chunks.taken(chunk.count)
+            return ByteBuffer(data: chunk)
+        }
     }
 
-    func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
-        self.task.sent(part.readableBytes, expected: expectedBytes)
-    }
-
-    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        self.task.receiveHead(head, of: self)
-    }
-
-    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        self.task.receiveBody(buffer)
-    }
-
-    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        self.task.hopFailed(error)
-    }
-
-    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        self.task.hopFinished()
-    }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self) }
 }
 
 /// An upload body read in chunks: a file, or a stream.
@@ -608,6 +610,8 @@ final class ChunkSource: @unchecked Sendable {
         }
         return count == 0 ? nil : Data(buffer[0..<count])
     }
+
+    deinit { close() }
 
     func close() {
         try? handle?.close()

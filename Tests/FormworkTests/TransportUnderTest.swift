@@ -7,6 +7,9 @@
 enum TransportUnderTest {
     /// The transport's name, for reports.
     static let name = "URLSession"
+    /// Whether every body byte read before a server cuts the connection reaches Formwork (the
+    /// download suites then pin resumes to the exact byte of the cut).
+    static let keepsEveryByteBeforeACut = true
 
     /// Evaluated once, before the suites' first request: nothing to install for the default.
     static let installed: Bool = {

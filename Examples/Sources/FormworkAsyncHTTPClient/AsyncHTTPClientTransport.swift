@@ -339,7 +339,7 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         var hop = HTTPClientRequest(url: url.absoluteString)
         hop.method = NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
         for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
-            switch name.lowercased() {
+            switch Self.asciiLowercased(name) {
             case "content-length", "transfer-encoding": continue
             default: hop.headers.add(name: name, value: value)
             }
@@ -464,29 +464,30 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     static func response(_ response: HTTPClientResponse, url: URL) -> HTTPURLResponse? {
         var fields: [String: String] = [:]
         fields.reserveCapacity(response.headers.count)
-        var spellings: [String: String]?  // lowercased → first spelling, made at the first clash
+        var spellings: [String: String] = [:]  // lowercased → the spelling seen first
+        spellings.reserveCapacity(response.headers.count)
         for (name, value) in response.headers {
-            if let present = fields[name] {
-                fields[name] = "\(present), \(value)"
-                continue
-            }
-            if spellings == nil, fields.count > 0 {
-                let clash = fields.keys.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
-                if clash {
-                    spellings = Dictionary(
-                        fields.keys.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
-                }
-            }
-            if let key = spellings?[name.lowercased()], let present = fields[key] {
-                fields[key] = "\(present), \(value)"
+            let key = asciiLowercased(name)
+            if let first = spellings[key], let present = fields[first] {
+                fields[first] = "\(present), \(value)"
             } else {
+                spellings[key] = name
                 fields[name] = value
-                spellings?[name.lowercased()] = name
             }
         }
         let version = "HTTP/\(response.version.major).\(response.version.minor)"
         return HTTPURLResponse(
             url: url, statusCode: Int(response.status.code), httpVersion: version, headerFields: fields)
+    }
+
+    /// `name` with ASCII capitals made small (field names are ASCII tokens): far cheaper than
+    /// `lowercased()`, which handles all of Unicode.
+    private static func asciiLowercased(_ name: String) -> String {
+        var bytes = Array(name.utf8)
+        for index in bytes.indices where bytes[index] >= 0x41 && bytes[index] <= 0x5A {
+            bytes[index] |= 0x20
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Hands the body to Formwork: inline, or queued with back-pressure when it may block.

@@ -55,8 +55,9 @@ public struct TransportRequest: Sendable {
         urlRequest: URLRequest, body: Body = .none, isObserved: Bool = true, bodyMayBlock: Bool = false
     ) {
         var urlRequest = urlRequest
-        urlRequest.httpBody = nil
-        urlRequest.httpBodyStream = nil
+        // Only when set: on Linux each change copies the whole request.
+        if urlRequest.httpBody != nil { urlRequest.httpBody = nil }
+        if urlRequest.httpBodyStream != nil { urlRequest.httpBodyStream = nil }
         self.urlRequest = urlRequest
         self.body = body
         self.isObserved = isObserved

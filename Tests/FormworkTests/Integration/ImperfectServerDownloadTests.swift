@@ -37,7 +37,7 @@ struct ImperfectServerDownloadTests {
         ).response()
         let resumeData = try #require(failed.resumeData)
         #expect(resumeData.validator == .entityTag("files-\(size)-v0"))
-        #expect(resumeData.bytesReceived == cut)
+        let kept = expectKept(resumeData.bytesReceived, cut: cut)
 
         let tag = uniqueDownloadTag()
         let request = client.download(
@@ -46,10 +46,10 @@ struct ImperfectServerDownloadTests {
                 destination: scratch.file("u")))
         #expect(try await matchesServerFile(try await request.fileURL(), size: size))
         #expect(request.request?.value(forHTTPHeaderField: "If-Range") == "files-\(size)-v0")
-        #expect(request.request?.value(forHTTPHeaderField: "Range") == "bytes=\(cut)-")
+        #expect(request.request?.value(forHTTPHeaderField: "Range") == "bytes=\(kept)-")
         let stats = try await TagCounters.read(tag)
         #expect(stats.requests == 1)
-        #expect(stats.bytesSent == size - cut)
+        #expect(stats.bytesSent == size - kept)
     }
 
     @Test(
@@ -63,7 +63,7 @@ struct ImperfectServerDownloadTests {
             TestDownloadForm(url: try await url("refuse-ranges", "cutAt=\(cut)"), destination: destination)
         ).response()
         let first = try #require(failed.resumeData)
-        #expect(first.bytesReceived == cut)
+        let kept = expectKept(first.bytesReceived, cut: cut)
 
         // The recheck (a whole body) is cut before it passes the bytes kept: nothing is lost.
         let short = await client.download(
@@ -72,7 +72,9 @@ struct ImperfectServerDownloadTests {
                 destination: destination)
         ).response()
         let second = try #require(short.resumeData)
-        #expect(second.bytesReceived == cut)
+        // What was kept stays (a transport that drops bytes at a cut may have kept fewer than the
+        // recheck's first bytes, which then extend the file).
+        #expect(second.bytesReceived >= kept && second.bytesReceived <= cut)
         #expect(second.partialFileURL == first.partialFileURL)
 
         // The recheck that completes: the same file, so the kept bytes are skipped, not rewritten.

@@ -36,7 +36,7 @@ struct ResumeTests {
         let error = try #require(failed.error)
         #expect(error.isNetworkFailure)
         let resumeData = try #require(failed.resumeData)
-        #expect(resumeData.bytesReceived == size / 2)
+        let kept = expectKept(resumeData.bytesReceived, cut: size / 2)
         #expect(resumeData.validator != nil)
         #expect(!FileManager.default.fileExists(atPath: scratch.file("big").path))
 
@@ -47,9 +47,9 @@ struct ResumeTests {
         let file = try await request.fileURL()
         #expect(try await matchesServerFile(file, size: size))
         // One request for the whole rest, starting where the cut left off.
-        #expect(request.request?.value(forHTTPHeaderField: "Range") == "bytes=\(size / 2)-")
+        #expect(request.request?.value(forHTTPHeaderField: "Range") == "bytes=\(kept)-")
         #expect(try await TagCounters.read(secondTag).requests == 1)
-        #expect(try await TagCounters.read(secondTag).bytesSent == size / 2)
+        #expect(try await TagCounters.read(secondTag).bytesSent == size - kept)
         #expect(try scratch.contents() == ["big"])
     }
 
@@ -64,13 +64,13 @@ struct ResumeTests {
         try saved.write(to: scratch.file("resume.json"))
 
         let reloaded = try ResumeData(encoded: Data(contentsOf: scratch.file("resume.json")))
-        #expect(reloaded.bytesReceived == 1_000_000)
+        let kept = expectKept(reloaded.bytesReceived, cut: 1_000_000)
         let tag = uniqueTag()
         let form = ResumeForm(
             resumeData: reloaded, url: try await DemoServer.url("/files/\(size)?tag=\(tag)"),
             destination: scratch.file("doc"))
         #expect(try await matchesServerFile(try await client.download(form).fileURL(), size: size))
-        #expect(try await TagCounters.read(tag).bytesSent == size - 1_000_000)
+        #expect(try await TagCounters.read(tag).bytesSent == size - kept)
     }
 
     @Test("cancel(producingResumeData:) keeps what arrived; the resume completes the file")
@@ -152,29 +152,31 @@ struct ResumeTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let size: Int64 = 1_000_000
-        let kept: Int64 = 300_000
+        let cutAt: Int64 = 300_000
         let cut = TestDownloadForm(
-            url: try await DemoServer.url("/files/\(size)?cutAt=\(kept)"), destination: scratch.file("k"))
+            url: try await DemoServer.url("/files/\(size)?cutAt=\(cutAt)"), destination: scratch.file("k"))
         let resumeData = try #require(await client.download(cut).response().resumeData)
-        #expect(resumeData.bytesReceived == kept)
+        let kept = expectKept(resumeData.bytesReceived, cut: cutAt)
         // The wrong 206 is refused; the request for the whole body that follows is cut at 100,000
-        // bytes, before it reaches what is on disk: the 300,000 bytes must still be there.
+        // bytes, before it reaches what is on disk: the bytes kept must still be there (a
+        // transport that drops bytes at a cut may have kept fewer than that request's first
+        // bytes, which then extend the file).
         let form = ResumeForm(
             resumeData: resumeData, url: try await DemoServer.url("/files/\(size)?wrongRange=1&cutAt=100000"),
             destination: scratch.file("k"))
         let failed = await client.download(form).response()
         #expect(failed.error != nil)
         let left = try #require(failed.resumeData)
-        #expect(left.bytesReceived == kept)
+        #expect(left.bytesReceived >= kept && left.bytesReceived <= max(kept, 100_000))
         let partial = try Data(contentsOf: left.partialFileURL)
-        #expect(partial == DemoFileContent.bytes(in: 0..<kept))
+        #expect(partial == DemoFileContent.bytes(in: 0..<left.bytesReceived))
         // And the kept bytes finish the file with only the rest.
         let tag = uniqueTag()
         let finish = ResumeForm(
             resumeData: left, url: try await DemoServer.url("/files/\(size)?tag=\(tag)"),
             destination: scratch.file("k"))
         #expect(try await matchesServerFile(try await client.download(finish).fileURL(), size: size))
-        #expect(try await TagCounters.read(tag).bytesSent == size - kept)
+        #expect(try await TagCounters.read(tag).bytesSent == size - left.bytesReceived)
     }
 
     @Test("A retried download resumes where the cut left it instead of starting over")
@@ -186,11 +188,18 @@ struct ResumeTests {
         let form = TestDownloadForm(
             url: try await DemoServer.url("/files/\(size)?cutAt=\(size / 2)&tag=\(tag)"),
             destination: scratch.file("r"))
-        let request = client.download(form).retry(RetryPolicy(baseDelay: 0.01))
+        let request = client.download(form).retry(RetryPolicy(retryLimit: 5, baseDelay: 0.01))
         #expect(try await matchesServerFile(try await request.fileURL(), size: size))
         let stats = try await TagCounters.read(tag)
-        #expect(stats.requests == 2)
-        #expect(stats.bytesSent == size)
+        if TransportUnderTest.keepsEveryByteBeforeACut {
+            #expect(stats.requests == 2)
+            #expect(stats.bytesSent == size)
+        } else {
+            // Each cut may drop some bytes, so a resume can be cut again. Every response of this
+            // tag is cut after size / 2 bytes: a download that started over could never finish,
+            // so the whole file above proves each retry resumed.
+            #expect(stats.requests >= 2)
+        }
     }
 
     @Test("Download progress of a large file never goes backwards and ends at the total")
@@ -266,9 +275,8 @@ struct ResumeTests {
                 continuation.resume(returning: $0)
             }
         }
-        let kept = try #require(response.resumeData?.bytesReceived)
-        #expect(kept == cut)
+        let kept = expectKept(try #require(response.resumeData?.bytesReceived), cut: cut)
         #expect(recorder.isMonotonic)
-        #expect(recorder.values.last == TransferProgress(completedBytes: cut, totalBytes: size))
+        #expect(recorder.values.last == TransferProgress(completedBytes: kept, totalBytes: size))
     }
 }

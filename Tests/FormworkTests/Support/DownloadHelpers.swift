@@ -49,3 +49,17 @@ func folderSnapshot(_ folder: URL) throws -> [String: Data?] {
 
 /// A fresh tag for the demo server's counters.
 func uniqueDownloadTag() -> String { "t\(UUID().uuidString.prefix(12))" }
+
+/// Checks the bytes a download cut by the server at `cut` kept, and returns them: exactly `cut`
+/// over a transport that hands over every byte read before a cut, otherwise some bytes and at
+/// most `cut` (the checks that follow then use what was kept, so a resume must still ask for
+/// exactly the rest).
+@discardableResult
+func expectKept(_ kept: Int64, cut: Int64, sourceLocation: SourceLocation = #_sourceLocation) -> Int64 {
+    if TransportUnderTest.keepsEveryByteBeforeACut {
+        #expect(kept == cut, sourceLocation: sourceLocation)
+    } else {
+        #expect(kept > 0 && kept <= cut, "kept \(kept) of a cut at \(cut)", sourceLocation: sourceLocation)
+    }
+    return kept
+}

@@ -105,11 +105,12 @@ let package = Package(
         .testTarget(
             name: "FormworkAsyncHTTPClientTests",
             dependencies: [
-                "FormworkAsyncHTTPClient", "ExampleSupport", "DemoServer",
+                "FormworkAsyncHTTPClient", "ExampleSupport", "DemoServer", "FormworkTestSupport",
                 .product(name: "Formwork", package: "Formwork"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),

@@ -193,9 +193,19 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// Claims the background revalidation of `key`: `false` when one is already under way.
-    func beginRevalidation(_ key: CacheKey) -> Bool {
-        state.withLock { $0.revalidating.insert(key.text).inserted }
+    /// Claims the background revalidation of `key`, whose stored response was `entry` when it was
+    /// looked up: `false` when one is already under way, or when a newer response was stored
+    /// since (a revalidation that ended between that lookup and this claim).
+    func beginRevalidation(_ key: CacheKey, of entry: CacheEntry) -> Bool {
+        let name = key.fileName(vary: entry.vary)
+        return state.withLock { state in
+            if let stored = state.memory[name], stored.key == key,
+                stored.entry.responseTime > entry.responseTime
+            {
+                return false
+            }
+            return state.revalidating.insert(key.text).inserted
+        }
     }
 
     /// Releases the claim of ``beginRevalidation(_:)``.

@@ -186,7 +186,7 @@ extension RequestCore {
     private func revalidateInBackground(
         _ entry: CacheEntry, request: URLRequest, key: CacheKey, cache: HTTPCache
     ) {
-        guard cache.beginRevalidation(key) else { return }
+        guard cache.beginRevalidation(key, of: entry) else { return }
         var conditional = request
         for field in CacheRevalidation.conditionalFields(for: entry) {
             conditional.setValue(field.value, forHTTPHeaderField: field.name)

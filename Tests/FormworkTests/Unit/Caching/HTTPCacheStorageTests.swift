@@ -71,6 +71,29 @@ struct HTTPCacheStorageTests {
         #expect(second.diskUsage == 0)
     }
 
+    @Test("One background revalidation at a time, and none after a newer response was stored")
+    func revalidationClaims() {
+        let cache = HTTPCache(memoryCapacity: 1 << 20)
+        let stale = entry(body: "stale")
+        cache.store(stale, for: key())
+        #expect(cache.beginRevalidation(key(), of: stale))
+        #expect(!cache.beginRevalidation(key(), of: stale))
+        // The revalidation stores a newer response, then ends; a stale hit that looked the old
+        // one up before that claims too late.
+        var refreshed = stale
+        refreshed.responseTime = stale.responseTime + 5
+        cache.store(refreshed, for: key())
+        cache.endRevalidation(key())
+        #expect(!cache.beginRevalidation(key(), of: stale))
+        // A hit on the newer response may revalidate it.
+        #expect(cache.beginRevalidation(key(), of: refreshed))
+        cache.endRevalidation(key())
+        // Another URL's claim is its own.
+        let other = entry("http://127.0.0.1/b")
+        cache.store(other, for: key("http://127.0.0.1/b"))
+        #expect(cache.beginRevalidation(key("http://127.0.0.1/b"), of: other))
+    }
+
     @Test("Vary: one stored response per set of varying values")
     func variants() async {
         let cache = HTTPCache()

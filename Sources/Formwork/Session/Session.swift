@@ -86,6 +86,20 @@ public final class Session: Sendable {
             return chosen
         }
     }
+    /// Makes the built-in transport, on a `URLSession` of its own: what a session whose
+    /// ``Configuration/transport`` is `nil` carries its requests on. Use it where a transport of
+    /// yours wraps the default one (a decorator that logs or counts exchanges, see the
+    /// Transports article); as with ``init(configuration:urlSessionConfiguration:)``, the
+    /// `URLSession` gets a copy of `urlSessionConfiguration` with no `URLCache`.
+    /// - Parameter urlSessionConfiguration: The configuration of the underlying `URLSession`
+    ///   (copied; the copy's `urlCache` set to `nil`).
+    /// - Returns: A new built-in transport.
+    public static func builtInTransport(
+        urlSessionConfiguration: URLSessionConfiguration = .default
+    ) -> any Transport {
+        URLSessionTransport(configuration: urlSessionConfiguration)
+    }
+
     /// The built-in URLSession transport, when the session uses it.
     var urlSessionTransport: URLSessionTransport? { transport as? URLSessionTransport }
     /// The transport once chosen, and what the built-in one is made with.

@@ -2,9 +2,8 @@ import FormworkTestSupport
 import Foundation
 import Testing
 
-// `@testable` only for `URLSessionTransport`, the built-in transport the decorator wraps here: it has
-// no public name (see Transports.md, "Writing a transport"). Everything else uses the public API.
-@testable import Formwork
+// Public API only: the decorator wraps `Session.builtInTransport()`.
+import Formwork
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -144,7 +143,7 @@ struct DocSnippetTransportsTests {
         let log = ExchangeLog { lines.append($0) }
         // The article wraps a transport it makes (`AsyncHTTPClientTransport()`); here the inner
         // transport is the built-in one a session uses by default.
-        let builtIn = URLSessionTransport(configuration: .default)
+        let builtIn = Session.builtInTransport()
         let api = Session { $0.transport = LoggingTransport(wrapped: builtIn, log: log) }
         let caller = Caller()
 
@@ -189,7 +188,7 @@ struct DocSnippetTransportsTests {
     func loggingTransportFailure() async throws {
         let log = ExchangeLog { _ in }
         let api = Session {
-            $0.transport = LoggingTransport(wrapped: URLSessionTransport(configuration: .default), log: log)
+            $0.transport = LoggingTransport(wrapped: Session.builtInTransport(), log: log)
         }
         let reset = try await DemoServer.url("/fault/reset")
         await #expect(throws: NetworkError.self) {

@@ -1,9 +1,8 @@
+// Public API only (no @testable): the decorator wraps `Session.builtInTransport()`.
+import Formwork
 import FormworkTestSupport
 import Foundation
 import Testing
-
-// Public API only: the decorator wraps `Session.builtInTransport()`.
-import Formwork
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

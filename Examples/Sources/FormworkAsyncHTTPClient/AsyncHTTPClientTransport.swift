@@ -304,7 +304,9 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             } catch {
                 return complete(AsyncHTTPClientTransport.urlError(for: error))
             }
-            // A body sent in one piece is reported once it is all out, which the head proves.
+            // A body handed over in one piece (`.data`) is reported sent when the head arrives: the
+            // `async` API reports no writes. (A server that answers before it read the whole
+            // body makes this an overstatement; files and streams are counted chunk by chunk.)
             if let expected, state.withLockedValue({ $0.sentBytes }) < expected {
                 reportSent(Int(expected - state.withLockedValue { $0.sentBytes }), expected: expected)
             }

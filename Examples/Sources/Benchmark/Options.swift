@@ -60,7 +60,7 @@ struct Options: Sendable {
     var activeLink: LinkSpec?
 
     /// The phases that run over the link: those whose speed a real network changes.
-    static let linkPhases: [Phase] = [.small, .download]
+    static let linkPhases: [Phase] = [.small, .download, .transports]
 
     static let usage = """
         usage: Benchmark [--size BYTES] [--requests N] [--rounds R] [--transfer-rounds R] [--quick]
@@ -76,8 +76,9 @@ struct Options: Sendable {
           --server URL          use a running DemoServer (e.g. under valgrind, which cannot start one)
           --side SIDE           small requests through one side only (to profile it): raw or formwork;
                                 in the transports phase also ahc or formwork-ahc
-          --link SPEC           then run small requests and the download again over a simulated link,
-                                e.g. rtt=40ms,rate=400mbit (a LinkProxy in front of the server)
+          --link SPEC           then run small requests, the download and the transports again over
+                                a simulated link, e.g. rtt=40ms,rate=400mbit (a LinkProxy in front
+                                of the server)
           --link-only           with --link: skip the loopback phases
           --link-size BYTES     bytes per download over the link (default 268435456; --quick: 67108864)
           --link-requests N     small requests per side and round over the link (default 200; --quick: 40)

@@ -208,7 +208,7 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// Releases the claim of ``beginRevalidation(_:)``.
+    /// Releases the claim of ``beginRevalidation(_:of:)``.
     func endRevalidation(_ key: CacheKey) {
         _ = state.withLock { $0.revalidating.remove(key.text) }
     }

@@ -307,8 +307,9 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             // A body handed over in one piece (`.data`) is reported sent when the head arrives: the
             // `async` API reports no writes. (A server that answers before it read the whole
             // body makes this an overstatement; files and streams are counted chunk by chunk.)
-            if let expected, state.withLockedValue({ $0.sentBytes }) < expected {
-                reportSent(Int(expected - state.withLockedValue { $0.sentBytes }), expected: expected)
+            if let expected {
+                let unreported = expected - state.withLockedValue { $0.sentBytes }
+                if unreported > 0 { reportSent(Int(unreported), expected: expected) }
             }
             let mode =
                 delivery.map { queue in queue.sync { decide(response, of: urlRequest, body: body) } }

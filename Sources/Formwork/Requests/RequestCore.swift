@@ -447,8 +447,13 @@ public final class RequestCore: Sendable {
     private func recordOutcome(
         _ ending: RequestStateMachine.Ending, cancellingTask: Bool, reported: NetworkError?
     ) {
+        // The request lets go of its task here: the task holds the request's events, which hold
+        // the request, so keeping it would keep every finished request alive (a retain cycle).
         let (prepared, task, attempt, request, response) = state.withLock { state in
-            (state.prepared, state.task, state.machine.attempt, state.prepared?.urlRequest, state.response)
+            defer { state.task = nil }
+            return (
+                state.prepared, state.task, state.machine.attempt, state.prepared?.urlRequest, state.response
+            )
         }
         if let task { releaseTask(task, cancelling: cancellingTask) }
         var error: NetworkError?

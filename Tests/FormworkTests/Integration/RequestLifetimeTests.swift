@@ -130,4 +130,33 @@ struct RequestLifetimeTests {
         }
         await expectReleased("The upload's engine") { core == nil }
     }
+
+    @Test("A request retried after a burst of 503s is released with all its attempts")
+    func retriedRequestIsReleased() async throws {
+        let key = "k\(UUID().uuidString.prefix(12))"
+        let url = try await DemoServer.url("/fault/burst?key=\(key)&failures=2&status=503")
+        weak var core: RequestCore?
+        do {
+            let request = client.request(TestForm(url: url), session: session(coalescing: false))
+                .retry(RetryPolicy(baseDelay: 0.01))
+            core = request.core
+            _ = try await request.data()
+            #expect(request.core.lifecycleState == .finished)
+        }
+        await expectReleased("The retried request's engine") { core == nil }
+    }
+
+    @Test("An event stream that ended (a 204 after its reconnects) is released")
+    func endedStreamIsReleased() async throws {
+        let key = "s" + UUID().uuidString.prefix(8).lowercased()
+        let url = try await DemoServer.url("/sse?key=\(key)&count=3&total=6&retry=10")
+        weak var core: RequestCore?
+        do {
+            let stream = client.stream(TestForm(url: url))
+            core = stream.core
+            let events = try await collect(stream.events())
+            #expect(events.count == 6)
+        }
+        await expectReleased("The stream's engine") { core == nil }
+    }
 }

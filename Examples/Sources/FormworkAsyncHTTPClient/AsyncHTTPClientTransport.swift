@@ -391,20 +391,22 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     private func decide(_ response: HTTPClientResponse, of request: URLRequest, body: TransportRequest.Body)
         -> HopMode
     {
-        guard let url = request.url, let head = Self.response(response, url: url) else {
+        guard let url = request.url else {
             state.withLockedValue { $0.failure = URLError(.badServerResponse) }
             return .stop
         }
+        let head = Self.head(of: response, url: url)
         if let next = redirect(response, head: head, of: request, body: body) { return next }
         if let next = answerChallenge(response, of: request, body: body) { return next }
-        if events.receiveResponse(head) { return .deliver }
+        // The parts, not an `HTTPURLResponse`: Formwork makes one only if something asks for it.
+        if events.receiveResponseHead(head) { return .deliver }
         state.withLockedValue { $0.cancelled = true }
         return .stop
     }
 
     /// The next hop of a redirect Formwork agrees to follow; nil delivers the response.
     private func redirect(
-        _ response: HTTPClientResponse, head: HTTPURLResponse, of request: URLRequest,
+        _ response: HTTPClientResponse, head: TransportResponseHead, of request: URLRequest,
         body: TransportRequest.Body
     ) -> HopMode? {
         let status = Int(response.status.code)
@@ -427,7 +429,9 @@ final class AsyncHTTPClientTransportTask: TransportTask {
                 next.setValue(nil, forHTTPHeaderField: name)
             }
         }
-        guard let chosen = events.redirect(head, to: next) else { return nil }
+        guard let redirect = head.httpURLResponse(), let chosen = events.redirect(redirect, to: next) else {
+            return nil
+        }
         state.withLockedValue { $0.redirects += 1 }
         return .follow(chosen, keepsBody ? body : .none)
     }
@@ -462,25 +466,12 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         return .follow(next, body)
     }
 
-    /// `HTTPURLResponse` of a response head; repeated fields (in any letter case) are joined with
-    /// ", " under the spelling seen first.
-    static func response(_ response: HTTPClientResponse, url: URL) -> HTTPURLResponse? {
-        var fields: [String: String] = [:]
-        fields.reserveCapacity(response.headers.count)
-        var spellings: [String: String] = [:]  // lowercased → the spelling seen first
-        spellings.reserveCapacity(response.headers.count)
-        for (name, value) in response.headers {
-            let key = asciiLowercased(name)
-            if let first = spellings[key], let present = fields[first] {
-                fields[first] = "\(present), \(value)"
-            } else {
-                spellings[key] = name
-                fields[name] = value
-            }
-        }
-        let version = "HTTP/\(response.version.major).\(response.version.minor)"
-        return HTTPURLResponse(
-            url: url, statusCode: Int(response.status.code), httpVersion: version, headerFields: fields)
+    /// The head of a response, its fields in the order received.
+    static func head(of response: HTTPClientResponse, url: URL) -> TransportResponseHead {
+        TransportResponseHead(
+            url: url, statusCode: Int(response.status.code),
+            httpVersion: "HTTP/\(response.version.major).\(response.version.minor)",
+            headerFields: response.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
     }
 
     /// `name` with ASCII capitals made small (field names are ASCII tokens): far cheaper than

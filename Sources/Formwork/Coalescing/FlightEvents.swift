@@ -25,6 +25,19 @@ final class FlightEvents: TransportEvents {
         return wanted
     }
 
+    func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
+        // One head for all: its `HTTPURLResponse`, if any of them asks, is made once.
+        let head = ResponseHead(head)
+        var wanted = false
+        for target in targets
+        where target.core.taskDidReceive(
+            head: head, expectedContentLength: head.expectedContentLength, attempt: target.attempt)
+        {
+            wanted = true
+        }
+        return wanted
+    }
+
     func receiveBody(_ body: Data) {
         for target in targets { target.core.taskDidReceive(data: body, attempt: target.attempt) }
     }

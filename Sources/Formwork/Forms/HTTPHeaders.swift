@@ -356,17 +356,18 @@ extension URLRequest {
     }
 }
 
-// MARK: - Helpers (fileprivate so they cannot clash with other files' helpers)
+// MARK: - Helpers (fileprivate so they cannot clash with other files' helpers, except the
+// field-name comparisons and the trimming, which response heads share)
 
 extension String {
     /// The string with ASCII letters lowercased; other characters unchanged.
-    fileprivate func asciiLowercased() -> String {
+    func asciiLowercased() -> String {
         guard utf8.contains(where: { (65...90).contains($0) }) else { return self }
         return String(decoding: utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
     }
 
     /// Whether the strings are equal when ASCII letter case is ignored (header-name rules).
-    fileprivate func equalsIgnoringASCIICase(_ other: String) -> Bool {
+    func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let (left, right) = (utf8, other.utf8)
         guard left.count == right.count else { return false }
         return zip(left, right).allSatisfy { a, b in
@@ -375,7 +376,7 @@ extension String {
     }
 
     /// The string without leading and trailing spaces and horizontal tabs (RFC 9110 OWS).
-    fileprivate func trimmingOWS() -> String {
+    func trimmingOWS() -> String {
         let isOWS: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !isOWS($0) }),

@@ -96,7 +96,7 @@ extension RequestCore {
     func settleWithCache(_ error: (any Error)?, attempt: Int) -> (any Error)? {
         guard let cache = session.configuration.cache else { return error }
         if let error = error as? URLError, error.code == .cancelled { return error }
-        let snapshot = state.withLock { state -> (CacheContext, HTTPURLResponse?, Data)? in
+        let snapshot = state.withLock { state -> (CacheContext, ResponseHead?, Data)? in
             guard state.machine.isRunning(attempt: attempt), let context = state.prepared?.cache,
                 context.key != nil, !context.answered
             else { return nil }
@@ -108,7 +108,7 @@ extension RequestCore {
             method: context.method, url: context.url, requestHeaders: context.requestHeaders,
             hasCredentials: key.credential != nil, stored: context.stored, requestTime: context.requestTime,
             statusCode: failed ? nil : response?.statusCode,
-            responseHeaders: response.map(HTTPHeaders.init(response:)) ?? [:], body: body,
+            responseHeaders: response?.headers ?? [:], body: body,
             transportFailed: failed)
         let now = Date()
         switch CacheDecision.settle(exchange, now: now) {
@@ -167,7 +167,7 @@ extension RequestCore {
         let delivery = Self.delivery(of: entry, source: source, now: now)
         state.withLock { state in
             guard state.machine.isRunning(attempt: attempt) else { return }
-            state.response = entry.httpResponse(age: delivery.age)
+            state.response = entry.httpResponse(age: delivery.age).map(ResponseHead.init)
             state.data = entry.body
             state.bytesReceived = Int64(entry.body.count)
             state.prepared?.cache?.delivery = delivery

@@ -19,6 +19,12 @@ final class AttemptEvents: TransportEvents {
         core.taskDidReceive(response: response, attempt: attempt)
     }
 
+    func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
+        let head = ResponseHead(head)
+        return core.taskDidReceive(
+            head: head, expectedContentLength: head.expectedContentLength, attempt: attempt)
+    }
+
     func receiveBody(_ body: Data) {
         core.taskDidReceive(data: body, attempt: attempt)
     }
@@ -45,16 +51,26 @@ final class AttemptEvents: TransportEvents {
 // at a time, in order; stale attempts are ignored.
 extension RequestCore {
     func taskDidReceive(response: URLResponse, attempt: Int) -> Bool {
-        let http = response as? HTTPURLResponse
+        let head = (response as? HTTPURLResponse).map(ResponseHead.init)
+        return taskDidReceive(
+            head: head, expectedContentLength: response.expectedContentLength, attempt: attempt)
+    }
+
+    /// The response head arrived: `head` is nil for a response that is not HTTP.
+    /// `expectedContentLength` is read only for a download's progress.
+    func taskDidReceive(
+        head: ResponseHead?, expectedContentLength: @autoclosure () -> Int64, attempt: Int
+    ) -> Bool {
         let current = state.withLock { state -> Bool in
             guard state.machine.responseReceived(attempt: attempt) == .record else { return false }
-            state.response = http
+            state.response = head
             return true
         }
         guard current else { return false }
-        guard let sink, let http else {
-            let total = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+        guard let sink, let http = head?.httpURLResponse else {
             if progressDirection == .download {
+                let length = expectedContentLength()
+                let total = length >= 0 ? length : nil
                 updateProgress(TransferProgress(completedBytes: 0, totalBytes: total), attempt: attempt)
             }
             return true
@@ -149,7 +165,7 @@ extension RequestCore {
     func taskDidComplete(error: (any Error)?, attempt: Int) {
         let error = settleWithCache(error, attempt: attempt)
         let settledFailure = settledFailure(of: attempt)
-        typealias Snapshot = (URLRequest?, HTTPURLResponse?, Data, ValidationRules, NetworkError?, Bool)
+        typealias Snapshot = (URLRequest?, ResponseHead?, Data, ValidationRules, NetworkError?, Bool)
         let snapshot = state.withLock { state -> Snapshot? in
             guard state.machine.isRunning(attempt: attempt) else { return nil }
             return (
@@ -164,7 +180,8 @@ extension RequestCore {
         } else if let error = error as? NetworkError {
             failure = error  // a transport's own, e.g. a body stream the form could not make
         } else if let error {
-            failure = .transport(error, request: request, response: response, data: wroteToSink ? nil : data)
+            failure = .transport(
+                error, request: request, response: response?.httpURLResponse, data: wroteToSink ? nil : data)
         } else if response != nil, sink?.isComplete(attempt: attempt) == true {
             failure = nil  // the body on disk is complete: this answer (a 416) only proved it
         } else if let response {

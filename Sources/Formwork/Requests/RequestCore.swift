@@ -34,7 +34,8 @@ public final class RequestCore: Sendable {
         /// The coalesced network request `task` belongs to, when identical requests share it.
         var flight: Flight?
         var prepared: PreparedRequest?
-        var response: HTTPURLResponse?
+        /// The current attempt's response head.
+        var response: ResponseHead?
         var data = Data()
         /// `true` while the current attempt's body goes to the sink rather than to `data`.
         var writesToSink = false
@@ -126,7 +127,7 @@ public final class RequestCore: Sendable {
     /// The last `URLRequest` sent (or being sent).
     var request: URLRequest? { state.withLock { $0.prepared?.urlRequest } }
     /// The last HTTP response received.
-    var response: HTTPURLResponse? { state.withLock { $0.response } }
+    var response: HTTPURLResponse? { state.withLock { $0.response }?.httpURLResponse }
     /// The coarse phase of the request's state machine.
     var lifecycleState: RequestStateMachine.Phase { state.withLock { $0.machine.phase } }
     /// The transport task of the current attempt.
@@ -288,7 +289,7 @@ public final class RequestCore: Sendable {
             (state.machine.retryCount, state.prepared?.urlRequest, state.response)
         }
         let context = RetryContext(
-            request: request, response: response, error: failure, retryCount: retryCount)
+            request: request, response: response?.httpURLResponse, error: failure, retryCount: retryCount)
         guard case .retry(let delay) = await RetrierChain(retriers).decide(context) else {
             perform(state.withLock { $0.event { $0.retryNotNeeded(attempt: attempt) } }, reported: failure)
             return
@@ -459,7 +460,7 @@ public final class RequestCore: Sendable {
         var error: NetworkError?
         switch ending {
         case .reported, .deadlineExceeded: error = reported
-        case .cancelled: error = NetworkError.cancelled(request: request, response: response)
+        case .cancelled: error = NetworkError.cancelled(request: request, response: response?.httpURLResponse)
         }
         if let sink, let failure = sink.close(attempt: attempt, error: error) {
             error = failure
@@ -473,7 +474,7 @@ public final class RequestCore: Sendable {
             let duration = state.startedAt.map { Date().timeIntervalSince($0) } ?? 0
             let outcome = RequestOutcome(
                 request: state.prepared?.urlRequest,
-                response: state.response,
+                head: state.response,
                 data: state.response == nil && state.data.isEmpty ? nil : state.data,
                 error: error,
                 attempt: state.machine.attempt,

@@ -4,8 +4,8 @@ import Foundation
 struct RequestOutcome: Sendable {
     /// The request that was sent, if it got that far.
     let request: URLRequest?
-    /// The HTTP response, if one arrived.
-    let response: HTTPURLResponse?
+    /// The HTTP response head, if one arrived.
+    let head: ResponseHead?
     /// The body received (possibly partial on failure).
     let data: Data?
     /// Why the attempt failed, or `nil` if transport and validation succeeded.
@@ -19,6 +19,22 @@ struct RequestOutcome: Sendable {
     /// Whether the attempt was a background refresh (cache-then-network's second answer), which
     /// UI hooks neither begin nor end.
     var isBackgroundRefresh = false
+
+    /// The HTTP response, if one arrived (made from the head when first asked for).
+    var response: HTTPURLResponse? { head?.httpURLResponse }
+}
+
+extension RequestOutcome {
+    /// An outcome whose response is an `HTTPURLResponse` already.
+    init(
+        request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: NetworkError?, attempt: Int,
+        duration: TimeInterval
+    ) {
+        self.init(
+            request: request, head: response.map(ResponseHead.init), data: data, error: error,
+            attempt: attempt,
+            duration: duration)
+    }
 }
 
 /// What a request delivers to a completion handler: what was sent, what came back, and the
@@ -27,7 +43,9 @@ public struct DataResponse<Success: Sendable>: Sendable {
     /// The request that was sent, if it got that far.
     public let request: URLRequest?
     /// The HTTP response, if one arrived.
-    public let response: HTTPURLResponse?
+    public var response: HTTPURLResponse? { head?.httpURLResponse }
+    /// The response head (its `HTTPURLResponse` is made when `response` is first read).
+    private let head: ResponseHead?
     /// The raw body, if one arrived.
     public let data: Data?
     /// The value, or the ``NetworkError`` that prevented it.
@@ -60,7 +78,7 @@ public struct DataResponse<Success: Sendable>: Sendable {
         age: TimeInterval? = nil, isStale: Bool = false
     ) {
         self.request = request
-        self.response = response
+        self.head = response.map(ResponseHead.init)
         self.data = data
         self.result = result
         self.duration = duration
@@ -70,10 +88,14 @@ public struct DataResponse<Success: Sendable>: Sendable {
     }
 
     init(_ outcome: RequestOutcome, result: Result<Success, NetworkError>) {
-        self.init(
-            request: outcome.request, response: outcome.response, data: outcome.data,
-            result: result, duration: outcome.duration, source: outcome.cache.source, age: outcome.cache.age,
-            isStale: outcome.cache.isStale)
+        self.request = outcome.request
+        self.head = outcome.head
+        self.data = outcome.data
+        self.result = result
+        self.duration = outcome.duration
+        self.source = outcome.cache.source
+        self.age = outcome.cache.age
+        self.isStale = outcome.cache.isStale
     }
 
     /// The value on success, else `nil`.

@@ -15,10 +15,12 @@ struct ValidationRules: Sendable {
     var custom: [@Sendable (URLRequest?, HTTPURLResponse, Data?) throws -> Void] = []
 
     /// Validates a completed response. Returns the first failure, or `nil`.
+    /// The response head is read as it is; its `HTTPURLResponse` is made only for a failure or
+    /// a custom check.
     func validate(
-        request: URLRequest?, response: HTTPURLResponse, data: Data?, defaultStatusCodes: Range<Int>?
+        request: URLRequest?, response head: ResponseHead, data: Data?, defaultStatusCodes: Range<Int>?
     ) -> NetworkError? {
-        let status = response.statusCode
+        let status = head.statusCode
         let accepted: Bool
         if statusCodeSets.isEmpty {
             accepted = defaultStatusCodes?.contains(status) ?? true
@@ -29,11 +31,12 @@ struct ValidationRules: Sendable {
             return NetworkError(
                 .unacceptableStatusCode,
                 failureReason: "The response status \(status) is not acceptable.",
-                request: request, response: response, data: data)
+                request: request, response: head.httpURLResponse, data: data)
         }
-        if checksContentType, let failure = contentTypeFailure(request, response, data) {
+        if checksContentType, let failure = contentTypeFailure(request, head, data) {
             return failure
         }
+        guard !custom.isEmpty, let response = head.httpURLResponse else { return nil }
         for check in custom {
             do {
                 try check(request, response, data)
@@ -47,19 +50,20 @@ struct ValidationRules: Sendable {
         return nil
     }
 
-    private func contentTypeFailure(_ request: URLRequest?, _ response: HTTPURLResponse, _ data: Data?)
+    private func contentTypeFailure(_ request: URLRequest?, _ head: ResponseHead, _ data: Data?)
         -> NetworkError?
     {
         guard let accept = request?.value(forHTTPHeaderField: "Accept"), !(data ?? Data()).isEmpty
         else { return nil }
         let acceptable = accept.split(separator: ",").map { MediaType($0) }
-        let received = response.value(forHTTPHeaderField: "Content-Type").map { MediaType(Substring($0)) }
+        let contentType = head.value(forHTTPHeaderField: "Content-Type")
+        let received = contentType.map { MediaType(Substring($0)) }
         guard let received, acceptable.contains(where: { $0.matches(received) }) else {
             return NetworkError(
                 .validationFailed,
                 failureReason:
-                    "The response content type \(response.value(forHTTPHeaderField: "Content-Type") ?? "(none)") does not match Accept: \(accept).",
-                request: request, response: response, data: data)
+                    "The response content type \(contentType ?? "(none)") does not match Accept: \(accept).",
+                request: request, response: head.httpURLResponse, data: data)
         }
         return nil
     }

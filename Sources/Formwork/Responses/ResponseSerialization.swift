@@ -8,9 +8,9 @@ enum ResponseSerialization {
     /// `true` when the response is one that may legitimately have no body.
     static func allowsEmptyBody(_ outcome: RequestOutcome) -> Bool {
         if outcome.request?.httpMethod?.uppercased() == "HEAD" { return true }
-        guard let response = outcome.response else { return false }
-        if emptyBodyStatusCodes.contains(response.statusCode) { return true }
-        return response.value(forHTTPHeaderField: "Content-Length") == "0"
+        guard let head = outcome.head else { return false }
+        if emptyBodyStatusCodes.contains(head.statusCode) { return true }
+        return head.value(forHTTPHeaderField: "Content-Length") == "0"
     }
 
     /// The body as `Data` (empty when the response had none).

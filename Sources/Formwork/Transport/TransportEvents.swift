@@ -16,6 +16,15 @@ public protocol TransportEvents: Sendable {
     ///   exchange: stop it as ``TransportTask/cancel()`` would.
     func receiveResponse(_ response: URLResponse) -> Bool
 
+    /// The response head arrived (after any redirects the transport followed), as its parts: the
+    /// way to report it for a transport that does not already hold an `HTTPURLResponse`. Formwork
+    /// makes one only if something asks for it (see ``TransportResponseHead``). Report each head
+    /// once, through this method or ``receiveResponse(_:)``.
+    /// - Parameter head: The response head.
+    /// - Returns: `true` to receive the body; `false` when Formwork wants no more of the
+    ///   exchange: stop it as ``TransportTask/cancel()`` would.
+    func receiveResponseHead(_ head: TransportResponseHead) -> Bool
+
     /// Bytes of the response body arrived, in order. Formwork may block in this call (a download
     /// writing to disk): read no more of the body until it returns.
     /// - Parameter body: The bytes.
@@ -49,4 +58,17 @@ public protocol TransportEvents: Sendable {
     /// with `error` (a `URLError` for transport failures; a ``NetworkError`` is used as it is).
     /// - Parameter error: Why it failed, if it did.
     func finish(_ error: (any Error)?)
+}
+
+extension TransportEvents {
+    /// Reports the head as the `HTTPURLResponse` it makes, through ``receiveResponse(_:)``
+    /// (Formwork's own events read the head without making one).
+    /// - Parameter head: The response head.
+    /// - Returns: What ``receiveResponse(_:)`` returns.
+    public func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
+        let response =
+            head.httpURLResponse()
+            ?? URLResponse(url: head.url, mimeType: nil, expectedContentLength: -1, textEncodingName: nil)
+        return receiveResponse(response)
+    }
 }

@@ -95,6 +95,11 @@ extension DocSnippetTransportsTests {
             return wrapped.receiveResponse(response)
         }
 
+        func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
+            log.update(index) { $0.status = head.statusCode }
+            return wrapped.receiveResponseHead(head)  // passed on as parts: no HTTPURLResponse made here
+        }
+
         func receiveBody(_ body: Data) {
             log.update(index) { $0.bytesReceived += body.count }
             wrapped.receiveBody(body)  // may block (a download writing to disk): that is the back-pressure

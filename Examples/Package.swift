@@ -54,7 +54,10 @@ let package = Package(
         .executableTarget(
             name: "MemoryCheck",
             // LinkProxy is a dependency only so that building MemoryCheck builds the proxy it can launch.
-            dependencies: [.product(name: "Formwork", package: "Formwork"), "ExampleSupport", "LinkProxy"],
+            dependencies: [
+                .product(name: "Formwork", package: "Formwork"), "ExampleSupport", "LinkProxy",
+                "FormworkAsyncHTTPClient",
+            ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // A TCP proxy that delays and paces every byte: loopback made to behave like a real link

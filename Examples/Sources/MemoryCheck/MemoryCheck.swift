@@ -44,12 +44,16 @@ struct MemoryCheck {
     static let usage = """
         usage: MemoryCheck download|download-rest|download-ignore|download-chunked|upload
                            [--size BYTES] [--limit-mib MIB] [--link rtt=40ms,rate=400mbit]
+               MemoryCheck stream [--seconds S] [--rate R] [--limit-mib MIB]
+               MemoryCheck requests [--count N] [--transport urlsession|ahc] [--limit-mib MIB]
         """
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let mode = arguments.first ?? "download"
         if mode == "stream" { return await StreamMemory.run(arguments) }  // issue 15: a long event stream
+        // Finished requests are released: many small requests in constant memory.
+        if mode == "requests" { return await RequestsMemory.run(arguments) }
         let size = value(after: "--size", in: arguments).flatMap(Int64.init) ?? 1 << 30
         let limit = (value(after: "--limit-mib", in: arguments).flatMap(Int64.init) ?? 64) << 20
         let query = downloadModes.first { $0.key == mode }?.value

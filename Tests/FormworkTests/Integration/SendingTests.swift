@@ -164,4 +164,20 @@ struct DecodingTests {
         let response = await request.handled(Article.self)
         #expect(response.error?.kind == .emptyResponse)
     }
+
+    @Test("The response arrives whole: repeated fields joined, its type and length; one object for every reader")
+    func responseHead() async throws {
+        let url = try await DemoServer.url(
+            "/headers/set?X-Twice=one&X-Twice=two&Content-Type=text/plain;%20charset=utf-8")
+        let request = client.request(TestForm(url: url))
+        let response = await request.response()
+        let http = try #require(response.response)
+        #expect(http.statusCode == 200)
+        #expect(http.value(forHTTPHeaderField: "X-TWICE") == "one, two")
+        #expect(http.mimeType == "text/plain")
+        #expect(http.textEncodingName == "utf-8")
+        #expect(http.expectedContentLength == Int64(response.data?.count ?? -1))
+        // The request and its response hand out the same object (made once, if it is made at all).
+        #expect(request.response === http)
+    }
 }

@@ -165,7 +165,7 @@ struct DecodingTests {
         #expect(response.error?.kind == .emptyResponse)
     }
 
-    @Test("The response arrives whole: repeated fields joined, its type and length; one object for every reader")
+    @Test("The response arrives whole (a repeated field joined, type, length); one object for all readers")
     func responseHead() async throws {
         let url = try await DemoServer.url(
             "/headers/set?X-Twice=one&X-Twice=two&Content-Type=text/plain;%20charset=utf-8")

@@ -24,8 +24,10 @@ import NIOSSL
 /// - a `401` offering `Basic` (or a `407` with `Proxy-Authenticate: Basic`) is answered with the
 ///   credential Formwork gives; any other scheme, or no credential, delivers the challenge's
 ///   response as the response;
-/// - each exchange runs in one Swift task on AsyncHTTPClient's `async` API, so no work of the
-///   exchange runs on an event loop and the connection may live on any loop of the group;
+/// - each hop of an exchange goes out on AsyncHTTPClient's delegate API from the thread that
+///   starts it, without a Swift task: the response's calls arrive on an event loop, Formwork's
+///   events run there (they are cheap; a body that goes to disk is the exception, below), and
+///   the caller waiting for the response is woken once;
 /// - response bodies are streamed with back-pressure: the next part is read when the previous
 ///   one was handed over; when the body goes to disk (``TransportRequest/bodyMayBlock``) it is
 ///   handed to a serial queue, and reading pauses while more than 4 MiB wait there;
@@ -177,21 +179,24 @@ public final class AsyncHTTPClientTransport: Transport {
 /// One exchange: a chain of AsyncHTTPClient requests (one per redirect or answered challenge)
 /// reported to Formwork as one.
 ///
-/// The exchange runs in one Swift task on AsyncHTTPClient's `async` API, so its events go out one
-/// at a time and in order, and nothing runs on an event loop: AsyncHTTPClient serves the request
-/// on whichever loop its connection lives. Where the runtime offers it (`Task.immediate`: Linux,
-/// and Apple platforms from the 2025 releases), the task starts on the thread that resumes it, so
-/// the request reaches the connection pool without a hop. When the body may block, it goes out
-/// on ``delivery`` (a serial queue) and the task waits while more than
-/// ``AsyncHTTPClientTransport/pauseThreshold`` bytes are queued there.
-final class AsyncHTTPClientTransportTask: TransportTask {
+/// Each hop goes out on AsyncHTTPClient's delegate API from the thread that starts it, with no
+/// Swift task of its own, and with no preference for an event loop: the request takes whichever
+/// idle connection the pool has, and AsyncHTTPClient calls this delegate on a loop of the group
+/// (hopping there when the connection lives on another). Formwork's events run in those calls,
+/// so the caller waiting for the response is woken once, by the loop. When the body may
+/// block (``TransportRequest/bodyMayBlock``), every event goes out on ``delivery`` (a serial
+/// queue) instead, and reading pauses while more than ``AsyncHTTPClientTransport/pauseThreshold``
+/// bytes wait there. Either way events go out one at a time, in order.
+final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDelegate {
+    typealias Response = Void
+
     /// What a response head leads to.
     enum HopMode: Sendable {
         /// Hand the body to Formwork.
         case deliver
         /// Discard the body, then send this request with this body.
         case follow(URLRequest, TransportRequest.Body)
-        /// Drop the body: the exchange is being stopped.
+        /// Discard the body: the exchange is being stopped.
         case stop
     }
 
@@ -201,19 +206,24 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         var cancelled = false
         /// An error the transport decided on (too many redirects), reported instead of the cancel.
         var failure: (any Error)?
-        /// The Swift task that runs the exchange.
-        var runner: Task<Void, Never>?
+        /// The AsyncHTTPClient request in flight.
+        var current: HTTPClient.Task<Void>?
+        /// What the current hop sends (sent again on a 307/308 or an answered challenge), and the
+        /// length of its body if known.
+        var hop: (request: URLRequest, body: TransportRequest.Body, expected: Int64?)?
+        /// What the current hop's head led to.
+        var mode = HopMode.deliver
         var redirects = 0
         var authenticationAnswers = 0
         var proxyAuthenticationAnswers = 0
-        /// Request body bytes handed to AsyncHTTPClient in the current hop.
+        /// Request body bytes sent in the current hop.
         var sentBytes: Int64 = 0
         /// Response body bytes handed to ``delivery`` and not yet received by Formwork.
         var queuedBytes = 0
         /// The most that were ever queued (for tests of the back-pressure).
         var maximumQueuedBytes = 0
-        /// The exchange waiting for the queue to drain.
-        var paused: CheckedContinuation<Void, Never>?
+        /// Completed once the queue drained: the network is paused until then.
+        var paused: EventLoopPromise<Void>?
     }
 
     let client: HTTPClient
@@ -238,33 +248,23 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             return !state.started && !state.finished
         }
         guard start else { return }
-        let runner: Task<Void, Never>
-        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-            runner = Task.immediate { await self.run() }
-        } else {
-            runner = Task { await self.run() }
-        }
-        let cancelled = state.withLockedValue { state in
-            if !state.finished { state.runner = runner }
-            return state.cancelled
-        }
-        if cancelled { runner.cancel() }
+        startHop(request.urlRequest, body: request.body)
     }
 
     func cancel() {
-        let (finishNow, runner): (Bool, Task<Void, Never>?) = state.withLockedValue { state in
+        let (finishNow, current): (Bool, HTTPClient.Task<Void>?) = state.withLockedValue { state in
             guard !state.cancelled, !state.finished else { return (false, nil) }
             state.cancelled = true
             if !state.started { state.finished = true }
-            return (state.finished, state.runner)
+            return (state.finished, state.current)
         }
         if finishNow { events.finish(URLError(.cancelled)) }
-        // Cancelling the task only marks it: the exchange ends (and reports) on its own thread,
-        // never inside this call.
-        runner?.cancel()
+        // Later, on the request's loop: a cancel from inside an event must not end the exchange
+        // within that call.
+        if let current { current.eventLoop.execute { current.cancel() } }
     }
 
-    /// Runs an event where events run: in the exchange's task, or on the delivery queue.
+    /// Runs an event where events run: inline on the loop, or on the delivery queue.
     private func deliver(_ work: @escaping @Sendable () -> Void) {
         if let delivery { delivery.async(execute: work) } else { work() }
     }
@@ -272,88 +272,78 @@ final class AsyncHTTPClientTransportTask: TransportTask {
     /// Ends the exchange once with `error` (already in its final form; nil is success); a cancel
     /// or the transport's own failure wins.
     private func complete(_ error: (any Error)?) {
-        let outcome: (any Error)?? = state.withLockedValue { state in
+        let outcome: (error: (any Error)?, paused: EventLoopPromise<Void>?)? = state.withLockedValue {
+            state in
             guard !state.finished else { return nil }
             state.finished = true
-            state.runner = nil
-            return .some(state.cancelled ? URLError(.cancelled) : state.failure ?? error)
+            // The exchange lets go of its AsyncHTTPClient task, whose delegate holds the exchange.
+            state.current = nil
+            defer { state.paused = nil }
+            return (state.cancelled ? URLError(.cancelled) : state.failure ?? error, state.paused)
         }
         guard let outcome else { return }
-        deliver { self.events.finish(outcome) }
+        outcome.paused?.succeed()
+        deliver { self.events.finish(outcome.error) }
     }
 
     // MARK: - Hops
 
-    /// The whole exchange: the first request, then the next after each followed redirect or
-    /// answered challenge.
-    func run() async {
-        var (urlRequest, body) = (request.urlRequest, request.body)
-        while true {
-            guard !state.withLockedValue({ $0.cancelled }) else { return complete(nil) }
-            let hop: HTTPClientRequest
-            let expected: Int64?
-            do {
-                (hop, expected) = try makeRequest(urlRequest, body: body)
-            } catch {
-                // A body's own error (a stream factory's) is reported as it is.
-                return complete(error)
-            }
-            let response: HTTPClientResponse
-            do {
-                response = try await client.execute(hop, deadline: .distantFuture)
-            } catch {
-                return complete(AsyncHTTPClientTransport.urlError(for: error))
-            }
-            // A body handed over in one piece (`.data`) is reported sent when the head arrives: the
-            // `async` API reports no writes. (A server that answers before it read the whole
-            // body makes this an overstatement; files and streams are counted chunk by chunk.)
-            if let expected {
-                let unreported = expected - state.withLockedValue { $0.sentBytes }
-                if unreported > 0 { reportSent(Int(unreported), expected: expected) }
-            }
-            let mode =
-                delivery.map { queue in queue.sync { decide(response, of: urlRequest, body: body) } }
-                ?? decide(response, of: urlRequest, body: body)
-            do {
-                switch mode {
-                case .deliver:
-                    try await receiveBody(of: response)
-                    return complete(nil)
-                case .follow(let next, let nextBody):
-                    for try await _ in response.body {}
-                    (urlRequest, body) = (next, nextBody)
-                case .stop:
-                    // Dropping the response cancels what is left of it.
-                    return complete(nil)
+    /// Sends one request of the exchange (the first, or the next after a redirect or challenge).
+    private func startHop(_ urlRequest: URLRequest, body: TransportRequest.Body) {
+        guard !state.withLockedValue({ $0.cancelled }) else { return complete(nil) }
+        let made: (body: HTTPClient.Body?, expected: Int64?)
+        do {
+            made = try makeBody(body)
+        } catch {
+            // A body's own error (a stream factory's) is reported as it is.
+            return complete(error)
+        }
+        let hop: HTTPClient.Request
+        do {
+            guard let url = urlRequest.url else { throw URLError(.badURL) }
+            var headers = NIOHTTP1.HTTPHeaders()
+            for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
+                switch Self.asciiLowercased(name) {
+                case "content-length", "transfer-encoding": continue
+                default: headers.add(name: name, value: value)
                 }
-            } catch {
-                return complete(AsyncHTTPClientTransport.urlError(for: error))
+            }
+            hop = try HTTPClient.Request(
+                url: url, method: NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
+                headers: headers, body: made.body)
+        } catch {
+            return complete(AsyncHTTPClientTransport.urlError(for: error))
+        }
+        state.withLockedValue { state in
+            state.mode = .deliver
+            state.sentBytes = 0
+            state.hop = (urlRequest, body, made.expected)
+        }
+        let task = client.execute(request: hop, delegate: self, deadline: nil)
+        // The hop's end, whichever way it ends (also a request the client refused at once, which
+        // never reaches the delegate).
+        task.futureResult.whenComplete { result in
+            switch result {
+            case .success: self.hopFinished()
+            case .failure(let error): self.complete(AsyncHTTPClientTransport.urlError(for: error))
             }
         }
+        let cancelled = state.withLockedValue { state in
+            if !state.finished { state.current = task }
+            return state.cancelled
+        }
+        if cancelled { task.eventLoop.execute { task.cancel() } }
     }
 
-    /// AsyncHTTPClient's request for one hop, and the length of its body if known. A stream's
-    /// factory is called here, so each hop sends a fresh stream and a throwing factory ends the
-    /// exchange with its error.
-    private func makeRequest(_ urlRequest: URLRequest, body: TransportRequest.Body) throws
-        -> (HTTPClientRequest, Int64?)
+    /// The body of one hop, and its length if known. A stream's factory is called here, so each
+    /// hop sends a fresh stream and a throwing factory ends the exchange with its error.
+    private func makeBody(_ body: TransportRequest.Body) throws -> (body: HTTPClient.Body?, expected: Int64?)
     {
-        guard let url = urlRequest.url else { throw URLError(.badURL) }
-        var hop = HTTPClientRequest(url: url.absoluteString)
-        hop.method = NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
-        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
-            switch Self.asciiLowercased(name) {
-            case "content-length", "transfer-encoding": continue
-            default: hop.headers.add(name: name, value: value)
-            }
-        }
-        state.withLockedValue { $0.sentBytes = 0 }
         switch body {
         case .none:
-            return (hop, nil)
+            return (nil, nil)
         case .data(let data):
-            hop.body = .bytes(ByteBuffer(data: data))
-            return (hop, Int64(data.count))
+            return (.byteBuffer(ByteBuffer(data: data)), Int64(data.count))
         case .file(let url):
             let size: Int64
             do {
@@ -362,56 +352,77 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             } catch {
                 throw URLError(.fileDoesNotExist, userInfo: [NSUnderlyingErrorKey: error])
             }
-            hop.body = .stream(chunks(of: ChunkSource(file: url), expected: size), length: .known(size))
-            return (hop, size)
+            let loops = client.eventLoopGroup
+            return (
+                .stream(contentLength: size) { writer in
+                    ChunkSource(file: url).pump(to: writer, on: loops.any())
+                }, size
+            )
         case .stream(let factory):
-            hop.body = .stream(
-                chunks(of: ChunkSource(stream: try factory()), expected: nil), length: .unknown)
-            return (hop, nil)
+            let source = ChunkSource(stream: try factory())
+            let loops = client.eventLoopGroup
+            return (.stream(contentLength: nil) { writer in source.pump(to: writer, on: loops.any()) }, nil)
         }
     }
 
-    /// The chunks of an upload, each reported sent as AsyncHTTPClient takes it (it takes the next
-    /// one when the connection can write more).
-    private func chunks(of source: ChunkSource, expected: Int64?) -> UploadChunks {
-        UploadChunks(source: source) { [weak self] count in self?.reportSent(count, expected: expected) }
+    /// The current hop ended with its whole response: follow the next hop, or end the exchange.
+    private func hopFinished() {
+        let mode = state.withLockedValue { $0.mode }
+        switch mode {
+        case .follow(let next, let body): startHop(next, body: body)
+        case .deliver, .stop: complete(nil)
+        }
     }
 
-    private func reportSent(_ count: Int, expected: Int64?) {
-        guard count > 0 else { return }
-        let total = state.withLockedValue { state in
-            state.sentBytes += Int64(count)
-            return state.sentBytes
+    // MARK: - AsyncHTTPClient's calls, on the hop's loop
+
+    /// Request body bytes the connection wrote.
+    func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+        guard part.readableBytes > 0 else { return }
+        let (total, expected) = state.withLockedValue { state in
+            state.sentBytes += Int64(part.readableBytes)
+            return (state.sentBytes, state.hop?.expected)
         }
         deliver { self.events.sent(totalBytes: total, expectedBytes: expected) }
     }
 
-    /// Decides what a response leads to, asking Formwork where the rules are its own. With a
-    /// delivery queue the decision waits there for earlier events.
-    private func decide(_ response: HTTPClientResponse, of request: URLRequest, body: TransportRequest.Body)
-        -> HopMode
-    {
-        guard let url = request.url else {
+    // The end (success or error) is read from the hop's future: see `startHop`.
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {}
+
+    /// Decides what the head leads to (asking Formwork where the rules are its own), then lets
+    /// the body come. With a delivery queue the decision waits there for earlier events (cheap
+    /// ones: no body is queued before a head): answering the head at once keeps AsyncHTTPClient
+    /// from holding body bytes that an error arriving meanwhile would drop.
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let mode = delivery.map { queue in queue.sync { decide(head) } } ?? decide(head)
+        state.withLockedValue { $0.mode = mode }
+        // Cancelling the hop drops what is left of its body.
+        if case .stop = mode { task.eventLoop.execute { task.cancel() } }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    private func decide(_ head: HTTPResponseHead) -> HopMode {
+        guard let hop = state.withLockedValue({ $0.hop }), let url = hop.request.url else {
             state.withLockedValue { $0.failure = URLError(.badServerResponse) }
             return .stop
         }
-        let head = Self.head(of: response, url: url)
-        if let next = redirect(response, head: head, of: request, body: body) { return next }
-        if let next = answerChallenge(response, of: request, body: body) { return next }
+        let parts = Self.head(of: head, url: url)
+        if let next = redirect(head, parts: parts, of: (hop.request, hop.body)) { return next }
+        if let next = answerChallenge(head, of: (hop.request, hop.body)) { return next }
         // The parts, not an `HTTPURLResponse`: Formwork makes one only if something asks for it.
-        if events.receiveResponseHead(head) { return .deliver }
+        if events.receiveResponseHead(parts) { return .deliver }
         state.withLockedValue { $0.cancelled = true }
         return .stop
     }
 
     /// The next hop of a redirect Formwork agrees to follow; nil delivers the response.
     private func redirect(
-        _ response: HTTPClientResponse, head: TransportResponseHead, of request: URLRequest,
-        body: TransportRequest.Body
+        _ head: HTTPResponseHead, parts: TransportResponseHead,
+        of hop: (request: URLRequest, body: TransportRequest.Body)
     ) -> HopMode? {
-        let status = Int(response.status.code)
-        guard [301, 302, 303, 307, 308].contains(status), let url = request.url,
-            let location = response.headers.first(name: "Location"),
+        let status = Int(head.status.code)
+        guard [301, 302, 303, 307, 308].contains(status), let url = hop.request.url,
+            let location = head.headers.first(name: "Location"),
             let target = URL(string: location, relativeTo: url)?.absoluteURL,
             ["http", "https"].contains(target.scheme?.lowercased() ?? "")
         else { return nil }
@@ -419,9 +430,9 @@ final class AsyncHTTPClientTransportTask: TransportTask {
             state.withLockedValue { $0.failure = URLError(.httpTooManyRedirects) }
             return .stop
         }
-        var next = request
+        var next = hop.request
         next.url = target
-        let method = (request.httpMethod ?? "GET").uppercased()
+        let method = (hop.request.httpMethod ?? "GET").uppercased()
         let keepsBody = status == 307 || status == 308
         if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
             next.httpMethod = "GET"
@@ -429,25 +440,25 @@ final class AsyncHTTPClientTransportTask: TransportTask {
                 next.setValue(nil, forHTTPHeaderField: name)
             }
         }
-        guard let redirect = head.httpURLResponse(), let chosen = events.redirect(redirect, to: next) else {
+        guard let response = parts.httpURLResponse(), let chosen = events.redirect(response, to: next) else {
             return nil
         }
         state.withLockedValue { $0.redirects += 1 }
-        return .follow(chosen, keepsBody ? body : .none)
+        return .follow(chosen, keepsBody ? hop.body : .none)
     }
 
     /// The same request with a Basic credential, for a 401 or 407 offering Basic that Formwork
     /// answers; nil delivers the response.
     private func answerChallenge(
-        _ response: HTTPClientResponse, of request: URLRequest, body: TransportRequest.Body
+        _ head: HTTPResponseHead, of hop: (request: URLRequest, body: TransportRequest.Body)
     ) -> HopMode? {
         let isProxy: Bool
-        switch response.status.code {
+        switch head.status.code {
         case 401: isProxy = false
         case 407: isProxy = true
         default: return nil
         }
-        let challenges = response.headers[isProxy ? "Proxy-Authenticate" : "WWW-Authenticate"]
+        let challenges = head.headers[isProxy ? "Proxy-Authenticate" : "WWW-Authenticate"]
         let offersBasic = challenges.flatMap { $0.split(separator: ",") }.contains { challenge in
             challenge.split(separator: " ").first?.lowercased() == "basic"
         }
@@ -460,18 +471,18 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         state.withLockedValue { state in
             if isProxy { state.proxyAuthenticationAnswers += 1 } else { state.authenticationAnswers += 1 }
         }
-        var next = request
+        var next = hop.request
         let token = Data("\(credential.user):\(credential.password)".utf8).base64EncodedString()
         next.setValue("Basic \(token)", forHTTPHeaderField: isProxy ? "Proxy-Authorization" : "Authorization")
-        return .follow(next, body)
+        return .follow(next, hop.body)
     }
 
     /// The head of a response, its fields in the order received.
-    static func head(of response: HTTPClientResponse, url: URL) -> TransportResponseHead {
+    static func head(of head: HTTPResponseHead, url: URL) -> TransportResponseHead {
         TransportResponseHead(
-            url: url, statusCode: Int(response.status.code),
-            httpVersion: "HTTP/\(response.version.major).\(response.version.minor)",
-            headerFields: response.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
+            url: url, statusCode: Int(head.status.code),
+            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+            headerFields: head.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
     }
 
     /// `name` with ASCII capitals made small (field names are ASCII tokens): far cheaper than
@@ -484,79 +495,39 @@ final class AsyncHTTPClientTransportTask: TransportTask {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Hands the body to Formwork: inline, or queued with back-pressure when it may block.
-    private func receiveBody(of response: HTTPClientResponse) async throws {
-        for try await buffer in response.body {
-            let data = Data(buffer: buffer, byteTransferStrategy: .noCopy)
-            guard let delivery else {
-                events.receiveBody(data)
-                continue
-            }
-            let count = data.count
-            let mustPause = state.withLockedValue { state in
-                state.queuedBytes += count
-                state.maximumQueuedBytes = max(state.maximumQueuedBytes, state.queuedBytes)
-                return state.queuedBytes >= AsyncHTTPClientTransport.pauseThreshold
-            }
-            delivery.async {
-                self.events.receiveBody(data)
-                let waiting: CheckedContinuation<Void, Never>? = self.state.withLockedValue { state in
-                    state.queuedBytes -= count
-                    guard state.queuedBytes < AsyncHTTPClientTransport.resumeThreshold else { return nil }
-                    defer { state.paused = nil }
-                    return state.paused
-                }
-                waiting?.resume()
-            }
-            if mustPause {
-                await withCheckedContinuation { continuation in
-                    let goOn = state.withLockedValue { state in
-                        guard state.queuedBytes >= AsyncHTTPClientTransport.resumeThreshold else {
-                            return true
-                        }
-                        state.paused = continuation
-                        return false
-                    }
-                    if goOn { continuation.resume() }
-                }
-            }
+    /// Body bytes: to Formwork (inline, or queued with back-pressure), or dropped while a redirect
+    /// or challenge is being followed.
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let (mode, cancelled) = state.withLockedValue { ($0.mode, $0.cancelled) }
+        guard case .deliver = mode, !cancelled else { return task.eventLoop.makeSucceededVoidFuture() }
+        let data = Data(buffer: buffer, byteTransferStrategy: .noCopy)
+        guard let delivery else {
+            events.receiveBody(data)
+            return task.eventLoop.makeSucceededVoidFuture()
         }
-    }
-}
-
-/// An upload body as AsyncHTTPClient takes it: chunks read off the caller's threads, on the
-/// source's own queue, one at a time.
-struct UploadChunks: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-
-    let source: ChunkSource
-    /// Called with each chunk's size as it is handed over.
-    let taken: @Sendable (Int) -> Void
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        let chunks: UploadChunks
-
-        mutating func next() async throws -> ByteBuffer? {
-            let source = chunks.source
-            let chunk: Data? = try await withCheckedThrowingContinuation { continuation in
-                source.queue.async {
-                    do {
-                        let chunk = try source.read()
-                        if chunk == nil { source.close() }
-                        continuation.resume(returning: chunk)
-                    } catch {
-                        source.close()
-                        continuation.resume(throwing: error)
-                    }
-                }
+        let count = data.count
+        let paused: EventLoopPromise<Void>? = state.withLockedValue { state in
+            state.queuedBytes += count
+            state.maximumQueuedBytes = max(state.maximumQueuedBytes, state.queuedBytes)
+            guard state.queuedBytes >= AsyncHTTPClientTransport.pauseThreshold, !state.finished else {
+                return nil
             }
-            guard let chunk else { return nil }
-            chunks.taken(chunk.count)
-            return ByteBuffer(data: chunk)
+            let promise = state.paused ?? task.eventLoop.makePromise(of: Void.self)
+            state.paused = promise
+            return promise
         }
+        delivery.async {
+            self.events.receiveBody(data)
+            let resume: EventLoopPromise<Void>? = self.state.withLockedValue { state in
+                state.queuedBytes -= count
+                guard state.queuedBytes < AsyncHTTPClientTransport.resumeThreshold else { return nil }
+                defer { state.paused = nil }
+                return state.paused
+            }
+            resume?.succeed()
+        }
+        return paused?.futureResult ?? task.eventLoop.makeSucceededVoidFuture()
     }
-
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self) }
 }
 
 /// An upload body read in chunks: a file, or a stream.
@@ -613,5 +584,44 @@ final class ChunkSource: @unchecked Sendable {
         handle = nil
         stream?.close()
         stream = nil
+    }
+}
+
+extension ChunkSource {
+    /// Writes the source chunk by chunk: the next chunk is read (on ``queue``, off the event
+    /// loops) once the connection took the previous one, so an upload of any size holds one
+    /// chunk at a time.
+    /// - Parameters:
+    ///   - writer: Where AsyncHTTPClient takes the body.
+    ///   - loop: The loop of the returned future.
+    /// - Returns: A future that ends with the source: at its end, or with a read or write error.
+    func pump(to writer: HTTPClient.Body.StreamWriter, on loop: any EventLoop) -> EventLoopFuture<Void> {
+        let done = loop.makePromise(of: Void.self)
+        pumpNext(to: writer, done: done)
+        return done.futureResult
+    }
+
+    private func pumpNext(to writer: HTTPClient.Body.StreamWriter, done: EventLoopPromise<Void>) {
+        queue.async {
+            let chunk: Data?
+            do {
+                chunk = try self.read()
+            } catch {
+                self.close()
+                return done.fail(error)
+            }
+            guard let chunk else {
+                self.close()
+                return done.succeed()
+            }
+            writer.write(.byteBuffer(ByteBuffer(data: chunk))).whenComplete { result in
+                switch result {
+                case .success: self.pumpNext(to: writer, done: done)
+                case .failure(let error):
+                    self.queue.async { self.close() }
+                    done.fail(error)
+                }
+            }
+        }
     }
 }

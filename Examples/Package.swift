@@ -13,7 +13,7 @@ let package = Package(
         .executable(name: "Demo", targets: ["Demo"]),
         .executable(name: "Benchmark", targets: ["Benchmark"]),
         .executable(name: "LinkProxy", targets: ["LinkProxy"]),
-        // A Formwork transport on AsyncHTTPClient (SwiftNIO) for Linux services: one file to copy.
+        // A Formwork transport on AsyncHTTPClient (SwiftNIO) for Linux services: two files to copy.
         .library(name: "FormworkAsyncHTTPClient", targets: ["FormworkAsyncHTTPClient"]),
     ],
     dependencies: [

@@ -351,17 +351,19 @@ public final class RequestCore: Sendable {
     /// ``IdleTimeout``; one ``IdleWatchdog`` polls them all); the attempt's exchange reports every
     /// event as it happens, so that every byte counts as activity. When the attempt stays idle for
     /// `seconds`, its task is dropped and the attempt fails as URLSession's own timeout would
-    /// (`URLError.timedOut`, retryable). The watch ends by itself with the attempt.
+    /// (`URLError.timedOut`, retryable). The watch ends by itself with the attempt, at the
+    /// watchdog's next check. It holds the request strongly until then (it holds the task, whose
+    /// events hold the request, anyway): a weak reference would give every request a side table
+    /// and make each of its retains and releases take the slow path.
     private func watchIdleTimeout(_ seconds: TimeInterval, task: any TransportTask, attempt: Int) {
-        IdleWatchdog.shared.watch(seconds: seconds) { [weak self] in
-            self?.state.withLock { state -> IdleTimeout.Activity? in
+        IdleWatchdog.shared.watch(seconds: seconds) {
+            self.state.withLock { state -> IdleTimeout.Activity? in
                 guard state.machine.isRunning(attempt: attempt) else { return nil }
                 return IdleTimeout.Activity(
                     hasResponse: state.response != nil, bytesReceived: state.bytesReceived,
                     bytesSent: state.bytesSent)
             }
-        } expire: { [weak self] in
-            guard let self else { return }
+        } expire: {
             self.releaseTask(task, cancelling: true)
             self.taskDidComplete(error: URLError(.timedOut), attempt: attempt)
         }

@@ -14,6 +14,12 @@ struct JSONKeyPath: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `"a.b.c"`. An empty string or a path with empty components is rejected.
     init?(_ path: String) {
+        // A path of one component (most are: "data") needs no split, which costs more than the
+        // rest of this init.
+        if !path.isEmpty, !path.utf8.contains(UInt8(ascii: ".")) {
+            components = [path]
+            return
+        }
         let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !path.isEmpty, !parts.contains(where: \.isEmpty) else { return nil }
         components = parts

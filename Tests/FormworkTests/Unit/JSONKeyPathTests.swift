@@ -72,4 +72,11 @@ struct JSONKeyPathTests {
     func invalidPaths(path: String) {
         #expect(JSONKeyPath(path) == nil)
     }
+
+    @Test("Reads a path's components: one without dots, one per part with dots")
+    func components() throws {
+        #expect(try #require(JSONKeyPath("data")).components == ["data"])
+        #expect(try #require(JSONKeyPath("data.list.0")).components == ["data", "list", "0"])
+        #expect(try #require(JSONKeyPath(" spaced name ")).components == [" spaced name "])
+    }
 }

@@ -47,8 +47,10 @@ final class URLSessionTransport: Transport {
     func makeTask(for request: TransportRequest, events: any TransportEvents) -> any TransportTask {
         var urlRequest = request.urlRequest
         // corelibs truncates timeouts to whole seconds (0.5 would fail at once); Formwork watches
-        // a fractional idle timeout itself (see `IdleTimeout`).
-        urlRequest.timeoutInterval = IdleTimeout.forURLSession(urlRequest.timeoutInterval)
+        // a fractional idle timeout itself (see `IdleTimeout`). Set only when it changes: on Linux
+        // each change copies the whole request.
+        let timeout = IdleTimeout.forURLSession(urlRequest.timeoutInterval)
+        if timeout != urlRequest.timeoutInterval { urlRequest.timeoutInterval = timeout }
         var makeStream: (@Sendable () throws -> InputStream)?
         var file: URL?
         switch request.body {

@@ -114,6 +114,7 @@ struct StreamModelUpdate<Value: Sendable>: Sendable {
 }
 
 /// Reads one run of a stream into a model.
+@available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
 enum StreamModelReader {
     @MainActor
     static func read<Value: Sendable>(

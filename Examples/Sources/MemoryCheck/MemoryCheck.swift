@@ -46,6 +46,7 @@ struct MemoryCheck {
                            [--size BYTES] [--limit-mib MIB] [--link rtt=40ms,rate=400mbit]
                MemoryCheck stream [--seconds S] [--rate R] [--limit-mib MIB]
                MemoryCheck requests [--count N] [--transport urlsession|ahc] [--limit-mib MIB]
+               MemoryCheck soak [--count N] [--transport urlsession|ahc] [--limit-mib MIB]
         """
 
     static func main() async {
@@ -54,6 +55,8 @@ struct MemoryCheck {
         if mode == "stream" { return await StreamMemory.run(arguments) }  // issue 15: a long event stream
         // Finished requests are released: many small requests in constant memory.
         if mode == "requests" { return await RequestsMemory.run(arguments) }
+        // Nothing of a cancelled, failed or shared request stays: a soak with cancels.
+        if mode == "soak" { return await SoakMemory.run(arguments) }
         let size = value(after: "--size", in: arguments).flatMap(Int64.init) ?? 1 << 30
         let limit = (value(after: "--limit-mib", in: arguments).flatMap(Int64.init) ?? 64) << 20
         let query = downloadModes.first { $0.key == mode }?.value

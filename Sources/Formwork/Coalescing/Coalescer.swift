@@ -38,15 +38,16 @@ final class Coalescer: Sendable {
             if let open = flights[key], open.join(subscriber, needsEvents: !deliversAtCompletion) {
                 return .follow(open)
             }
-            // The task's events need the flight, which needs the task: a box ties them.
+            // The task's events need the flight, which needs the task: a box ties them, until the
+            // flight is over (its task ended, or no request wants it any more) and empties the box.
+            // Without that the flight, its task and the task's URLSession task kept each other
+            // alive for good, and the URLSession with them.
             let box = Protected<Flight?>(nil)
             let task = makeTask { box.current }
             let flight = Flight(
                 key: key, task: task, deliversAtCompletion: deliversAtCompletion, leader: subscriber,
-                leaderID: leaderID
-            ) { [weak self] closed in
-                self?.forget(closed)
-            }
+                leaderID: leaderID, onClose: { [weak self] closed in self?.forget(closed) },
+                onEnd: { box.withLock { $0 = nil } })
             box.withLock { $0 = flight }
             flights[key] = flight
             return .lead(flight)

@@ -18,6 +18,8 @@ final class Flight: Sendable {
     private struct State {
         var subscribers: [Subscriber]
         var isOpen = true
+        /// Whether the flight is over: its task ended, or its last subscriber left.
+        var isOver = false
     }
 
     /// What the flight is keyed by in its session's ``Coalescer``.
@@ -33,10 +35,13 @@ final class Flight: Sendable {
     private let state: Protected<State>
     /// Called once when the flight closes to newcomers (its coalescer forgets it).
     private let onClose: @Sendable (Flight) -> Void
+    /// Called once when the flight is over: lets go of what ties the task's events to the flight
+    /// (see ``Coalescer/enter(_:as:leaderID:deliversAtCompletion:makeTask:)``).
+    private let onEnd: @Sendable () -> Void
 
     init(
         key: CoalescingKey, task: any TransportTask, deliversAtCompletion: Bool, leader: Subscriber,
-        leaderID: UUID?, onClose: @escaping @Sendable (Flight) -> Void
+        leaderID: UUID?, onClose: @escaping @Sendable (Flight) -> Void, onEnd: @escaping @Sendable () -> Void
     ) {
         self.key = key
         self.task = task
@@ -44,6 +49,7 @@ final class Flight: Sendable {
         self.leaderID = leaderID
         self.state = Protected(State(subscribers: [leader]))
         self.onClose = onClose
+        self.onEnd = onEnd
     }
 
     /// Adds `subscriber` if the flight is still open and can serve it: a subscriber that needs
@@ -69,17 +75,34 @@ final class Flight: Sendable {
         return targets
     }
 
-    /// Removes `core`'s subscription.
+    /// Removes `core`'s subscription. When no subscriber is left, the flight is over: the task's
+    /// later events (if it runs on) reach no one.
     /// - Returns: `true` when no subscriber is left: the task is no one's any more.
     func leave(_ core: RequestCore) -> Bool {
-        let (isEmpty, closedNow) = state.withLock { state in
+        let (isEmpty, closedNow, endsNow) = state.withLock { state in
             state.subscribers.removeAll { $0.core === core }
             let closedNow = state.isOpen && state.subscribers.isEmpty
             if state.subscribers.isEmpty { state.isOpen = false }
-            return (state.subscribers.isEmpty, closedNow)
+            let endsNow = state.subscribers.isEmpty && !state.isOver
+            if endsNow { state.isOver = true }
+            return (state.subscribers.isEmpty, closedNow, endsNow)
         }
         if closedNow { onClose(self) }
+        if endsNow { onEnd() }
         return isEmpty
+    }
+
+    /// The task reported its end (after its subscribers had it): the flight is over.
+    func taskEnded() {
+        let (closedNow, endsNow) = state.withLock { state in
+            defer {
+                state.isOpen = false
+                state.isOver = true
+            }
+            return (state.isOpen, !state.isOver)
+        }
+        if closedNow { onClose(self) }
+        if endsNow { onEnd() }
     }
 
     /// How many requests share the task right now.

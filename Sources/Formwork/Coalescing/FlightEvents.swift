@@ -62,6 +62,10 @@ final class FlightEvents: TransportEvents {
     }
 
     func finish(_ error: (any Error)?) {
-        for target in targets { target.core.taskDidComplete(error: error, attempt: target.attempt) }
+        guard let flight = flight() else { return }
+        for target in flight.deliveryTargets() {
+            target.core.taskDidComplete(error: error, attempt: target.attempt)
+        }
+        flight.taskEnded()
     }
 }

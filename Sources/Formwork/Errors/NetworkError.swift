@@ -125,6 +125,9 @@ extension NetworkError {
         public static let business = Kind("business")
         /// A stream's reader fell behind by more than the stream's buffer limit (see `StreamRequest`).
         public static let streamBufferOverflow = Kind("streamBufferOverflow")
+        /// The request was started on a session after ``Session/invalidate()`` or
+        /// ``Session/invalidateAndCancel()``: it was not sent.
+        public static let sessionInvalidated = Kind("sessionInvalidated")
 
         /// `true` for the kinds that mean "the response arrived but could not be read".
         public var isResponseSerialization: Bool {

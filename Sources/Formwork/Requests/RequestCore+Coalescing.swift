@@ -33,7 +33,8 @@ extension RequestCore {
     func makeOrJoinTask(
         _ prepared: PreparedRequest, attempt: Int, atCompletion: Bool, state: inout State
     ) -> AttemptTask {
-        let request = prepared.transportRequest(isObserved: !atCompletion, bodyMayBlock: sink is DownloadFile)
+        let request = prepared.transportRequest(
+            isObserved: !atCompletion, bodyMayBlock: sink?.bodyMayBlock ?? false)
         guard let key = coalescingKey(for: prepared) else {
             state.flight = nil
             let task = session.transport.makeTask(

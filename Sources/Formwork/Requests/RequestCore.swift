@@ -185,6 +185,11 @@ public final class RequestCore: Sendable {
     }
 
     func run(attempt: Int) async {
+        // An invalidated session starts nothing new; a request it runs already goes on.
+        if let refusal = session.admit(self) {
+            perform(state.withLock { $0.event { $0.adaptFailed(attempt: attempt) } }, reported: refusal)
+            return
+        }
         var prepared: PreparedRequest
         do {
             prepared = try await builder(attempt)
@@ -493,6 +498,7 @@ public final class RequestCore: Sendable {
             return (outcome, waiters, state.event { $0.outcomeRecorded() })
         }
         reportFinish(outcome)
+        session.requestEnded(self)
         for waiter in waiters { waiter(outcome) }
         perform(next)
     }

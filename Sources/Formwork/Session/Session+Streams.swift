@@ -13,14 +13,16 @@ extension Session {
     ///   - form: What to request (usually a GET).
     ///   - bufferLimit: The most bytes held for a reader that falls behind (see
     ///     ``StreamRequest/bufferLimit``).
+    ///   - bufferPolicy: What happens when the reader falls more than `bufferLimit` behind:
+    ///     by default the network slows down until it catches up (see ``StreamBufferPolicy``).
     ///   - reconnection: How an event stream reconnects.
     /// - Returns: The request.
     public func stream(
         _ form: some RequestFormable, bufferLimit: Int = StreamRequest.defaultBufferLimit,
-        reconnection: StreamReconnection = .default
+        bufferPolicy: StreamBufferPolicy = .slowDown, reconnection: StreamReconnection = .default
     ) -> StreamRequest {
         let (snapshot, configuration) = (FormSnapshot(form), self.configuration)
-        let sink = StreamSink(limit: max(bufferLimit, 1), reconnection: reconnection)
+        let sink = StreamSink(limit: max(bufferLimit, 1), policy: bufferPolicy, reconnection: reconnection)
         let core = RequestCore(session: self, sink: sink, progress: .download) { _ in
             var request = try URLRequestBuilder.request(for: snapshot, configuration: configuration)
             sink.prepare(&request)
@@ -35,17 +37,20 @@ extension Session {
 }
 
 extension Requestable {
-    /// Opens a stream whose body is read as it arrives (see ``Session/stream(_:bufferLimit:reconnection:)``).
+    /// Opens a stream whose body is read as it arrives (see
+    /// ``Session/stream(_:bufferLimit:bufferPolicy:reconnection:)``).
     /// - Parameters:
     ///   - form: What to request.
     ///   - session: The session that runs it.
     ///   - bufferLimit: The most bytes held for a reader that falls behind.
+    ///   - bufferPolicy: What happens when the reader falls more than `bufferLimit` behind.
     ///   - reconnection: How an event stream reconnects.
     /// - Returns: The request.
     public func stream(
         _ form: some RequestFormable, session: Session = .default,
-        bufferLimit: Int = StreamRequest.defaultBufferLimit, reconnection: StreamReconnection = .default
+        bufferLimit: Int = StreamRequest.defaultBufferLimit, bufferPolicy: StreamBufferPolicy = .slowDown,
+        reconnection: StreamReconnection = .default
     ) -> StreamRequest {
-        session.stream(form, bufferLimit: bufferLimit, reconnection: reconnection)
+        session.stream(form, bufferLimit: bufferLimit, bufferPolicy: bufferPolicy, reconnection: reconnection)
     }
 }

@@ -79,6 +79,7 @@ public final class Session: Sendable {
     var transport: any Transport {
         transportChoice.withLock { choice in
             if let chosen = choice.transport { return chosen }
+            if choice.isReleased { return InvalidatedTransport() }
             let chosen =
                 configuration.transport ?? Self.transportForTesting.withLock { $0 }
                 ?? URLSessionTransport(configuration: choice.urlSessionConfiguration)
@@ -102,9 +103,14 @@ public final class Session: Sendable {
 
     /// The built-in URLSession transport, when the session uses it.
     var urlSessionTransport: URLSessionTransport? { transport as? URLSessionTransport }
-    /// The transport once chosen, and what the built-in one is made with.
+    /// The transport once chosen, what the built-in one is made with, and whether it was let go
+    /// (after an invalidation: it is never made again).
     private let transportChoice:
-        Protected<(transport: (any Transport)?, urlSessionConfiguration: URLSessionConfiguration)>
+        Protected<
+            (transport: (any Transport)?, urlSessionConfiguration: URLSessionConfiguration, isReleased: Bool)
+        >
+    /// The requests the session runs, and whether it was invalidated (see `Session+Lifetime.swift`).
+    let lifetime = Protected(Lifetime())
     /// The transport of sessions whose configuration names none, for Formwork's behaviour suite
     /// (which runs against every transport): nil, the built-in URLSession transport, in apps.
     static let transportForTesting = Protected<(any Transport)?>(nil)
@@ -130,7 +136,27 @@ public final class Session: Sendable {
     ) {
         self.configuration = configuration
         self.transportChoice = Protected(
-            (nil, URLSessionTransport.safeCopy(of: urlSessionConfiguration)))
+            (nil, URLSessionTransport.safeCopy(of: urlSessionConfiguration), false))
+    }
+
+    /// Lets go of the transport for good, once an invalidated session runs nothing any more: the
+    /// built-in one invalidates its `URLSession` (cancelling what is left, such as a background
+    /// cache revalidation, when `cancelling`). Another transport is only released: it belongs to
+    /// the app, which may share it.
+    func releaseTransport(cancelling: Bool) {
+        let released = transportChoice.withLock { choice -> (any Transport)? in
+            defer {
+                choice.transport = nil
+                choice.isReleased = true
+            }
+            return choice.transport
+        }
+        guard let builtIn = released as? URLSessionTransport else { return }
+        if cancelling {
+            builtIn.urlSession.invalidateAndCancel()
+        } else {
+            builtIn.urlSession.finishTasksAndInvalidate()
+        }
     }
 
     /// Creates a session, changing the default configuration in a closure.

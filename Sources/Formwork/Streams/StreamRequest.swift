@@ -14,10 +14,10 @@ import Foundation
 /// request; leaving the loop, or cancelling the reading `Task`, cancels it.
 ///
 /// **Memory.** Only the event or line being read and the items the reader has not taken yet are
-/// held. When the reader falls more than ``bufferLimit`` bytes behind the server, the stream
-/// does not block the session, drop items or grow: it ends with a
-/// ``NetworkError/Kind/streamBufferOverflow`` error, after the reader has had every item that
-/// arrived before it.
+/// held, at most ``bufferLimit`` bytes. When the reader falls that far behind the server,
+/// ``bufferPolicy`` decides: by default the stream stops reading from the network until the
+/// reader catches up, so nothing is lost and memory stays bounded however slow the reader is
+/// (``StreamBufferPolicy/slowDown``); it can also keep only the newest items or fail.
 ///
 /// The request is a ``Request``: `validate`, `adapt`, `retry`, `warn` and `reload` chain as usual,
 /// and ``load(_:)-(Loadable)`` shows loading until the first item arrives.
@@ -40,8 +40,13 @@ public final class StreamRequest: Request {
     }
 
     /// The most bytes held for the reader: items it has not taken yet plus the event or line
-    /// being read. Past it the stream fails with ``NetworkError/Kind/streamBufferOverflow``.
+    /// being read. One item larger than this fails the stream with
+    /// ``NetworkError/Kind/streamBufferOverflow``; a reader that falls this far behind meets
+    /// ``bufferPolicy``.
     public var bufferLimit: Int { sink.buffer.limit }
+
+    /// What happens when the reader falls ``bufferLimit`` bytes behind (see ``StreamBufferPolicy``).
+    public var bufferPolicy: StreamBufferPolicy { sink.buffer.policy }
 
     /// How the event stream reconnects (see ``events()``).
     public var reconnection: StreamReconnection { sink.reconnection }

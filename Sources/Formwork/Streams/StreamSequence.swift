@@ -16,7 +16,9 @@ public struct StreamSequence<Element: Sendable>: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> Iterator {
         if conflict == nil { core.start() }
         // A reader refused for reading another way must not cancel the stream it was refused.
-        return Iterator(sequence: self, reader: Reader(core: conflict == nil ? core : nil))
+        return Iterator(
+            sequence: self,
+            reader: Reader(core: conflict == nil ? core : nil, buffer: conflict == nil ? buffer : nil))
     }
 
     /// Reads the stream's items in order.
@@ -40,13 +42,14 @@ public struct StreamSequence<Element: Sendable>: AsyncSequence, Sendable {
                 isDone = true
                 throw conflict
             }
-            let core = sequence.core
+            let (core, buffer) = (sequence.core, sequence.buffer)
             while true {
                 let next = await withTaskCancellationHandler {
-                    await sequence.buffer.next {
+                    await buffer.next {
                         core.lifecycleState == .finished || core.lifecycleState == .cancelled
                     }
                 } onCancel: {
+                    buffer.abandon()
                     core.cancel()
                 }
                 switch next {
@@ -55,6 +58,7 @@ public struct StreamSequence<Element: Sendable>: AsyncSequence, Sendable {
                     case .success(let element): return element
                     case .failure(let error):
                         isDone = true
+                        sequence.buffer.abandon()
                         core.cancel()
                         throw error
                     case nil: continue
@@ -71,12 +75,15 @@ public struct StreamSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// Cancels the request when the reader is dropped (the loop was left).
     final class Reader: Sendable {
         let core: RequestCore?
+        let buffer: StreamBuffer?
 
-        init(core: RequestCore?) {
+        init(core: RequestCore?, buffer: StreamBuffer?) {
             self.core = core
+            self.buffer = buffer
         }
 
         deinit {
+            buffer?.abandon()  // first: a transport waiting for this reader goes on at once
             core?.cancel()
         }
     }

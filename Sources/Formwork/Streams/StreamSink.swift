@@ -1,7 +1,8 @@
 import Foundation
 
-/// Where a stream's body goes: parsed on the session's delegate queue into items for the
-/// ``StreamBuffer`` (short, constant work per chunk: the queue is never blocked on the reader).
+/// Where a stream's body goes: parsed on the transport's delivery thread into items for the
+/// ``StreamBuffer`` (short, constant work per chunk; with ``StreamBufferPolicy/slowDown`` the
+/// thread waits while the reader is a whole buffer behind, which slows the network down).
 ///
 /// It also keeps what outlives one connection of an event stream: the last event ID, the server's
 /// `retry`, and how many connections in a row ended without an event (for the back-off).
@@ -30,8 +31,8 @@ final class StreamSink: ResponseSink {
     let connections = StreamConnectionObservers()
     private let state = Protected(State())
 
-    init(limit: Int, reconnection: StreamReconnection) {
-        buffer = StreamBuffer(limit: limit)
+    init(limit: Int, policy: StreamBufferPolicy = .slowDown, reconnection: StreamReconnection) {
+        buffer = StreamBuffer(limit: limit, policy: policy)
         self.reconnection = reconnection
     }
 
@@ -88,6 +89,9 @@ final class StreamSink: ResponseSink {
     }
 
     // MARK: ResponseSink
+
+    /// A reader that falls behind slows the transport down (``StreamBufferPolicy/slowDown``).
+    var bodyMayBlock: Bool { buffer.policy == .slowDown }
 
     func open(_ response: HTTPURLResponse, attempt: Int) -> SinkDecision {
         let (accepted, isOpen) = state.withLock { state -> (Bool, Bool) in

@@ -169,6 +169,9 @@ final class DownloadFile: ResponseSink {
 
     // MARK: ResponseSink
 
+    /// Writing to disk may fall behind the network: the transport waits for it.
+    var bodyMayBlock: Bool { true }
+
     func open(_ response: HTTPURLResponse, attempt: Int) -> SinkDecision {
         let status = response.statusCode
         let headers = HTTPHeaders(responseHeadersOf: response)

@@ -15,6 +15,10 @@ protocol ResponseSink: AnyObject, Sendable {
     /// `true` when `open` answered `.complete` for `attempt`: the attempt succeeds whatever its
     /// status.
     func isComplete(attempt: Int) -> Bool
+    /// Whether `write` may block its caller (the transport's delivery thread) until the sink can
+    /// take more: the disk falls behind, or a stream's reader does (see
+    /// ``TransportRequest/bodyMayBlock``).
+    var bodyMayBlock: Bool { get }
 }
 
 /// Where a response body goes.

@@ -100,6 +100,25 @@ struct RequestLifetimeTests {
         await expectReleased("The cancelled request's engine") { core == nil }
     }
 
+    @Test(
+        "A request's network task is released when it ends, finished or cancelled, shared or not",
+        arguments: [true, false], [false, true])
+    func transportTaskIsReleased(coalescing: Bool, cancelling: Bool) async throws {
+        // A shared (coalesced) task and its events once kept each other alive for good, and with
+        // them the transport's own task (its URLSession task, and the URLSession).
+        let form = TestForm(url: try await DemoServer.url(cancelling ? "/slow?ms=10000" : "/slow?ms=50"))
+        weak var task: (any TransportTask)?
+        do {
+            let request = client.request(form, session: session(coalescing: coalescing))
+            let waiting = Task { try await request.data() }
+            await eventually("the request's task exists") { request.core.task != nil }
+            task = request.core.task
+            if cancelling { request.cancel() }
+            _ = await waiting.result
+        }
+        await expectReleased("The request's network task") { task == nil }
+    }
+
     @Test("A download to a file is released once it has finished")
     func downloadIsReleased() async throws {
         let scratch = try ScratchDirectory()

@@ -107,9 +107,9 @@ struct StreamRuleTests {
         #expect(wait(quiet: 3) == nil)
     }
 
-    @Test("The buffer hands out items in order, then the end; past its limit it refuses with a clear error")
+    @Test("With .fail, the buffer hands out items in order, then the end; past its limit it refuses clearly")
     func buffer() async throws {
-        let buffer = StreamBuffer(limit: 10)
+        let buffer = StreamBuffer(limit: 10, policy: .fail)
         try buffer.append(.chunk(Data(count: 4)))
         try buffer.append(.chunk(Data(count: 6)))
         #expect(throws: NetworkError.self) { try buffer.append(.chunk(Data(count: 1))) }
@@ -134,6 +134,73 @@ struct StreamRuleTests {
             Issue.record("expected a clean end")
             return
         }
+        #expect(buffer.byteCount == 0)
+    }
+
+    @Test("With .slowDown, a full buffer holds its producer until the reader is down to half the limit")
+    func bufferSlowsProducerDown() async throws {
+        let buffer = StreamBuffer(limit: 10)
+        #expect(buffer.policy == .slowDown)
+        try buffer.append(.chunk(Data(count: 4)))
+        try buffer.append(.chunk(Data(count: 6)))
+        let appended = Protected(false)
+        DispatchQueue.global().async {
+            try? buffer.append(.chunk(Data(count: 4)))  // 14 > 10: waits
+            appended.withLock { $0 = true }
+        }
+        guard case .item(.chunk(let first)) = await buffer.next(isRequestDone: { false }) else {
+            Issue.record("expected the first chunk")
+            return
+        }
+        #expect(first.count == 4)
+        // 6 bytes are still held, more than half the limit: the producer goes on waiting.
+        #expect(!appended.current)
+        guard case .item(.chunk(let second)) = await buffer.next(isRequestDone: { false }) else {
+            Issue.record("expected the second chunk")
+            return
+        }
+        #expect(second.count == 6)
+        await eventually("the producer appended once the reader caught up") { appended.current }
+        guard case .item(.chunk(let third)) = await buffer.next(isRequestDone: { false }) else {
+            Issue.record("expected the third chunk")
+            return
+        }
+        #expect(third.count == 4)
+        #expect(buffer.droppedCount == 0)
+    }
+
+    @Test("With .slowDown, a producer waiting for room goes on when the reader leaves or the stream ends")
+    func waitingProducerGoesOnAtTheEnd() async throws {
+        for ending in ["abandon", "finish"] {
+            let buffer = StreamBuffer(limit: 10)
+            try buffer.append(.chunk(Data(count: 10)))
+            let appended = Protected(false)
+            DispatchQueue.global().async {
+                try? buffer.append(.chunk(Data(count: 1)))
+                appended.withLock { $0 = true }
+            }
+            if ending == "abandon" { buffer.abandon() } else { buffer.finish(nil) }
+            await eventually("the producer went on after \(ending)") { appended.current }
+        }
+    }
+
+    @Test("With .dropOldest, a full buffer drops its oldest items for new ones")
+    func bufferDropsOldest() async throws {
+        let buffer = StreamBuffer(limit: 10, policy: .dropOldest)
+        for size in [4, 4, 4] { try buffer.append(.chunk(Data(count: size))) }
+        #expect(buffer.droppedCount == 1)
+        #expect(buffer.byteCount == 8)
+        #expect(buffer.itemCount == 2)
+    }
+
+    @Test(
+        "An item larger than the limit fails the stream under every policy",
+        arguments: [
+            StreamBufferPolicy.slowDown, .dropOldest, .fail,
+        ])
+    func itemLargerThanTheLimit(policy: StreamBufferPolicy) throws {
+        let buffer = StreamBuffer(limit: 10, policy: policy)
+        #expect(throws: NetworkError.self) { try buffer.append(.chunk(Data(count: 11))) }
         #expect(buffer.byteCount == 0)
     }
 

@@ -4,7 +4,7 @@ import NIOHTTP1
 
 /// Streams for Formwork's `stream(_:)`: server-sent events and JSON lines.
 ///
-/// - `GET /sse?key=K&count=N&total=T&retry=MS&end=clean|drop|open&rate=R&realm=R&type=T`:
+/// - `GET /sse?key=K&count=N&total=T&retry=MS&end=clean|drop|open&rate=R&realm=R&type=T&size=B`:
 ///   a `text/event-stream` of events `id: <n>` / `data: event <n>` (n zero-padded to 8 digits),
 ///   starting after the request's `Last-Event-ID` (else at 1). Each connection sends `count`
 ///   events (default 3), first a `retry: MS` line when asked, then ends cleanly (`clean`), sends
@@ -12,7 +12,8 @@ import NIOHTTP1
 ///   sending until the client leaves (`open`). `rate` paces events per second (in slices of 50 ms,
 ///   or one event per slice with `paced=1`). When the next id
 ///   would pass `total`, it answers 204 (stop). `realm` requires the `/auth` realm's current
-///   token; `type` replaces the content type.
+///   token; `type` replaces the content type; `size` pads each event's data to B bytes of event
+///   (`event <n> xxx…`). Without `rate`, events go as fast as the client reads them.
 /// - `GET /sse/stats?key=K`: `{"connections":n,"closedByClient":m,"lastEventIDs":[...]}` (the
 ///   `Last-Event-ID` of each connection, `""` when none).
 /// - `GET /sse/closed?key=K&count=N&timeout=S`: answers once the client closed `count` (default
@@ -30,14 +31,17 @@ enum StreamRoutes {
 
     static let keys = NIOLockedValueBox([String: Key]())
 
-    /// The bytes of event `n`: always `eventSize` long.
-    static func event(_ n: Int) -> [UInt8] {
+    /// The bytes of event `n`: always `size` long (at least `eventSize`): past `eventSize`, its
+    /// data goes on with a space and as many `x` as it takes.
+    static func event(_ n: Int, size: Int = eventSize) -> [UInt8] {
         let digits = String(n)
         let padded = String(repeating: "0", count: max(0, 8 - digits.count)) + digits
-        return Array("id: \(padded)\ndata: event \(padded)\n\n".utf8)
+        let padding = size > eventSize ? " " + String(repeating: "x", count: size - eventSize - 1) : ""
+        return Array("id: \(padded)\ndata: event \(padded)\(padding)\n\n".utf8)
     }
 
-    static let eventSize = event(1).count
+    /// The size of an event without padding.
+    static let eventSize = Array("id: 00000001\ndata: event 00000001\n\n".utf8).count
 
     static let routes: [Route] = [
         Route([.GET], .exact("/sse")) { request, context in .respond(eventStream(request, context)) },
@@ -108,7 +112,9 @@ enum StreamRoutes {
         }
         let end = request.queryValue("end") ?? "clean"
         let prefix = request.queryValue("retry").map { Array("retry: \($0)\n\n".utf8) } ?? []
-        let size = Int64(eventSize)
+        // `size=N` pads each event to N bytes (its data), for streams of large events.
+        let eventBytes = max(eventSize, min(Int(request.queryValue("size") ?? "") ?? eventSize, 1 << 20))
+        let size = Int64(eventBytes)
         let bytesToSend: Int64 =
             switch end {
             case "open": Int64.max / 2
@@ -129,7 +135,7 @@ enum StreamRoutes {
                     } else {
                         let body = position - Int64(prefix.count)
                         let number = first + Int(body / size)
-                        if current.number != number { current = (number, event(number)) }
+                        if current.number != number { current = (number, event(number, size: eventBytes)) }
                         buffer[index] = current.bytes[Int(body % size)]
                     }
                     index += 1

@@ -87,6 +87,24 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
     /// `finished` when a wait last timed out: no call waits while it is unchanged (the consumer is
     /// stuck). Guarded by `condition`.
     private var stuckAt: Int?
+    /// How many operations of this queue wait, on purpose, for a stream's reader to make room
+    /// (see ``waitingForReader(_:)``); guarded by `condition`.
+    private var readerWaits = 0
+
+    /// Calls of Formwork's into URLSession that may wait for libcurl's shared queue while some
+    /// delivery queue holds it (making, resuming or cancelling a task; see
+    /// `URLSessionTransportTask`): while there is one, a producer stops waiting for a stream's
+    /// reader, so Formwork's own requests never wait for an app's reader.
+    static let callsWaitingForNetwork = Protected(0)
+
+    /// Runs `call` (a call into URLSession that may wait for libcurl's shared queue), counted in
+    /// ``callsWaitingForNetwork`` while some delivery queue holds the network.
+    static func countingWaitForNetwork(_ call: () -> Void) {
+        guard isHoldingNetwork else { return call() }
+        callsWaitingForNetwork.withLock { $0 += 1 }
+        defer { callsWaitingForNetwork.withLock { $0 -= 1 } }
+        call()
+    }
 
     /// - Parameters:
     ///   - name: The queue's name, as debuggers show it.
@@ -121,6 +139,12 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
             while pending > limits.lowWater {
                 guard !condition.wait(until: deadline) else { continue }
                 guard finished != seen else {
+                    // The consumer waits for a stream's reader on purpose: slow, not stuck, unless
+                    // a request of Formwork's waits for the network meanwhile.
+                    if readerWaits > 0, Self.callsWaitingForNetwork.withLock({ $0 }) == 0 {
+                        deadline = Date(timeIntervalSinceNow: limits.maximumWait)
+                        continue
+                    }
                     // Nothing finished for a whole maximum wait: stuck, not slow.
                     counters.timedOutWaits += 1
                     stuckAt = finished
@@ -142,6 +166,24 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
             defer { self.operationFinished() }
             block()
         }
+    }
+
+    /// Runs `wait`, which blocks until a stream's reader makes room (`StreamBufferPolicy.slowDown`).
+    /// On a delivery queue, callers that add work meanwhile keep waiting for it however long it
+    /// takes (the reader is slow, not stuck), so libcurl reads nothing more and the server slows
+    /// down; unless one of Formwork's requests needs libcurl's queue meanwhile (see
+    /// ``callsWaitingForNetwork``): then the wait ends as for a stuck consumer.
+    static func waitingForReader(_ wait: () -> Void) {
+        guard let queue = OperationQueue.current as? DeliveryQueue else { return wait() }
+        queue.changeReaderWaits(by: 1)
+        defer { queue.changeReaderWaits(by: -1) }
+        wait()
+    }
+
+    private func changeReaderWaits(by change: Int) {
+        condition.lock()
+        readerWaits += change
+        condition.unlock()
     }
 
     /// Blocks until some caller of `addOperation` waits or has waited, or `timeout` seconds pass;

@@ -140,7 +140,12 @@ final class URLSessionTransportTask: TransportTask {
 
     func resume() {
         guard DeliveryQueue.isHoldingNetwork else { return start() }
-        Self.waitingQueue.async { self.start() }
+        // Counted, so that a delivery queue holding the network for a stream's reader lets go.
+        DeliveryQueue.callsWaitingForNetwork.withLock { $0 += 1 }
+        Self.waitingQueue.async {
+            self.start()
+            DeliveryQueue.callsWaitingForNetwork.withLock { $0 -= 1 }
+        }
     }
 
     private func start() {
@@ -170,7 +175,8 @@ final class URLSessionTransportTask: TransportTask {
         }
         guard let task else { return }
         router.unregister(task)
-        link.cancel { task.cancel() }
+        // corelibs cancels on libcurl's shared queue, which a stream's slow reader may hold.
+        DeliveryQueue.countingWaitForNetwork { link.cancel { task.cancel() } }
     }
 }
 

@@ -110,7 +110,9 @@ enum CacheDecision {
     /// `Content-Location` URLs of the same origin (RFC 9111 §4.4). A transport failure or a 5xx
     /// serves the entry that was being revalidated while it is within `stale-if-error` (from the
     /// response or the request; never with `must-revalidate`). A `304` for a stored entry
-    /// becomes that entry, updated. A storable response is stored.
+    /// becomes that entry, updated. A storable response (of any final status, see
+    /// ``CacheStorability/canStore(method:requestHeaders:hasCredentials:statusCode:responseHeaders:)``)
+    /// is stored.
     /// - Parameters:
     ///   - exchange: What was sent and what came back.
     ///   - now: The time the response arrived.
@@ -124,13 +126,14 @@ enum CacheDecision {
             return .invalidate(invalidatedURLs(exchange))
         }
         let failed = exchange.transportFailed || (exchange.statusCode ?? 500) >= 500
-        if failed {
-            guard let stored = exchange.stored,
-                allowsStaleIfError(stored, request: exchange.requestHeaders, now: now)
-            else { return .pass }
+        if failed, let stored = exchange.stored,
+            allowsStaleIfError(stored, request: exchange.requestHeaders, now: now)
+        {
             return .serveStale(stored)
         }
-        guard let status = exchange.statusCode else { return .pass }
+        // A 5xx that no stale response replaces is a response like any other: stored when it
+        // says for how long (see `CacheStorability`).
+        guard !exchange.transportFailed, let status = exchange.statusCode else { return .pass }
         if status == 304, let stored = exchange.stored {
             guard
                 let merged = CacheRevalidation.merge(
@@ -139,19 +142,21 @@ enum CacheDecision {
             else { return .pass }
             return .revalidated(merged)
         }
+        // A 206 passes the same checks as a complete response, then those of `CachePartial`.
         guard
             CacheStorability.canStore(
                 method: exchange.method, requestHeaders: exchange.requestHeaders,
-                hasCredentials: exchange.hasCredentials, statusCode: status,
+                hasCredentials: exchange.hasCredentials, statusCode: status == 206 ? 200 : status,
                 responseHeaders: exchange.responseHeaders)
         else { return .pass }
         let names = CacheVary.names(in: exchange.responseHeaders) ?? []
-        return .store(
-            CacheEntry(
-                url: exchange.url, statusCode: status,
-                headers: CacheStorability.storedFields(exchange.responseHeaders), body: exchange.body,
-                requestTime: exchange.requestTime, responseTime: now,
-                vary: CacheVary.values(for: names, request: exchange.requestHeaders)))
+        let entry = CacheEntry(
+            url: exchange.url, statusCode: status,
+            headers: CacheStorability.storedFields(exchange.responseHeaders), body: exchange.body,
+            requestTime: exchange.requestTime, responseTime: now,
+            vary: CacheVary.values(for: names, request: exchange.requestHeaders))
+        guard status == 206 else { return .store(entry) }
+        return CachePartial.storable(entry, request: exchange.requestHeaders).map(Settlement.store) ?? .pass
     }
 
     /// Whether `stale-if-error` lets a stored response answer a failure now (RFC 5861 §4).

@@ -13,14 +13,6 @@ enum CacheRevalidation {
         return fields
     }
 
-    /// Whether the request sets conditional fields of its own: the app revalidates itself, and
-    /// the cache stays out of the way.
-    static func hasOwnConditions(_ request: HTTPHeaders) -> Bool {
-        ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"].contains {
-            request[$0] != nil
-        }
-    }
-
     /// Fields a 304 never replaces in the stored response: its length and content coding
     /// describe the stored body, not the empty 304.
     static let keptFieldNames: Set<String> = ["content-length", "content-encoding"]

@@ -1,23 +1,27 @@
 /// What the cache may store (RFC 9111 §3) and which header fields it keeps.
 enum CacheStorability {
-    /// Hop-by-hop fields (RFC 9110 §7.6.1) are never stored; nor is `Set-Cookie`: a response
-    /// served again must not set cookies again, and cookies stay out of the cache's files.
+    /// The fields a cache leaves out (RFC 9111 §3.1): hop-by-hop fields (RFC 9110 §7.6.1) and
+    /// the proxy fields meant for the connection's proxy. `Set-Cookie` is kept: it is part of the
+    /// response (see the Caching article for how it stays private).
     static let unstoredFieldNames: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade",
-        "proxy-authenticate", "proxy-authorization", "trailer", "set-cookie",
+        "proxy-authenticate", "proxy-authorization", "proxy-authentication-info", "trailer",
     ]
 
-    /// Status codes Formwork stores: those cacheable by default (RFC 9110 §15.1), except `206`
-    /// (Formwork does not combine partial responses).
+    /// Status codes stored with a validator alone: those cacheable by default (RFC 9110 §15.1),
+    /// except `206` (Formwork does not combine partial responses).
     static let storableStatusCodes = CacheFreshness.heuristicallyCacheableStatusCodes.subtracting([206])
 
     /// Whether a response may be stored.
     ///
-    /// Only `GET` responses; neither the request nor the response says `no-store`; a status from
-    /// ``storableStatusCodes``; not `Vary: *`; some way to reuse it (an explicit expiration time or
-    /// a validator: a response with neither could never be served). `private` is fine (this is
-    /// a private cache). A request with credentials (RFC 9111 §3.5) is stored only when the
-    /// response says `public`, `s-maxage` or `must-revalidate`, and then under its credential.
+    /// Only `GET` responses; neither the request nor the response says `no-store`; a final
+    /// status other than `206` and `304`; not `Vary: *`; and some way to reuse it. A status of
+    /// ``storableStatusCodes`` needs an explicit expiration time or a validator (a response with
+    /// neither could never be served); any other status (a `302`, a `404`'s neighbours, a `503`)
+    /// needs an explicit expiration time (`max-age` or `Expires`, RFC 9111 §3), or `public` or
+    /// `private` with a validator. `private` is fine (this is a private cache). A request with
+    /// credentials (RFC 9111 §3.5) is stored only when the response says `public`, `s-maxage` or
+    /// `must-revalidate`, and then under its credential.
     /// - Parameters:
     ///   - method: The request method.
     ///   - requestHeaders: The request's header fields.
@@ -29,7 +33,9 @@ enum CacheStorability {
         method: String, requestHeaders: HTTPHeaders, hasCredentials: Bool, statusCode: Int,
         responseHeaders: HTTPHeaders
     ) -> Bool {
-        guard method == "GET", storableStatusCodes.contains(statusCode) else { return false }
+        guard method == "GET", (200...599).contains(statusCode), statusCode != 206, statusCode != 304 else {
+            return false
+        }
         let response = CacheControl(responseHeaders["Cache-Control"])
         guard !response.has("no-store"), !CacheControl(requestHeaders["Cache-Control"]).has("no-store") else {
             return false
@@ -40,8 +46,10 @@ enum CacheStorability {
                 return false
             }
         }
-        return CacheFreshness.hasExplicitExpiration(responseHeaders) || responseHeaders["ETag"] != nil
-            || responseHeaders["Last-Modified"] != nil
+        let hasValidator = responseHeaders["ETag"] != nil || responseHeaders["Last-Modified"] != nil
+        if CacheFreshness.hasExplicitExpiration(responseHeaders) { return true }
+        if storableStatusCodes.contains(statusCode) { return hasValidator }
+        return hasValidator && (response.has("public") || response.has("private"))
     }
 
     /// The fields kept from a response: all but ``unstoredFieldNames`` and those `Connection` names.

@@ -9,13 +9,17 @@ extension RequestCore {
     /// Looks the attempt up in the session's cache, after adapters and checks, before a task is
     /// made. Answers it from the cache when the stored response may be used (also a stale one
     /// within `stale-while-revalidate`, revalidated in the background); else adds conditional
-    /// fields to revalidate a stored response, or leaves the request as it is.
+    /// fields to revalidate a stored response, or leaves the request as it is. A request with
+    /// conditions of its own is answered only from a fresh stored response (a `304` when they
+    /// hold, see ``CacheAnswer``), and otherwise sent as it is; a `Range` is answered from a
+    /// stored complete response with a `206`.
     /// - Returns: `true` when the cache answered the attempt (no task must be made).
     func answeredFromCache(_ prepared: inout PreparedRequest, attempt: Int) async -> Bool {
         guard let cache = session.configuration.cache, let url = prepared.urlRequest.url?.absoluteString
         else {
             return false
         }
+        let previous = state.withLock { $0.prepared?.cache }
         var context = prepared.cache ?? CacheContext(policy: nil)
         context.method = prepared.urlRequest.httpMethod ?? "GET"
         context.url = url
@@ -26,10 +30,11 @@ extension RequestCore {
         let key = CacheKey(method: "GET", url: url, credential: credential)
         context.key = key
         prepared.cache = context
-        guard let policy = context.policy, context.method == "GET",
-            !CacheRevalidation.hasOwnConditions(context.requestHeaders)
-        else { return false }
-        let stored = await cache.entry(for: key, request: context.requestHeaders)
+        guard let policy = context.policy, context.method == "GET" else { return false }
+        // A stored partial response counts only for a `Range` within it.
+        let stored = await cache.entry(for: key, request: context.requestHeaders).flatMap {
+            $0.statusCode != 206 || CachePartial.answers($0, request: context.requestHeaders) ? $0 : nil
+        }
         let now = Date()
         var decision = CacheDecision.lookup(stored, request: context.requestHeaders, policy: policy, now: now)
         if policy == .cacheThenNetwork, attempt > 1 {
@@ -39,17 +44,38 @@ extension RequestCore {
                     .revalidate($0, conditionalFields: CacheRevalidation.conditionalFields(for: $0))
                 }
                 ?? .miss
+        } else if attempt > 1, policy != .cacheOnly, previous?.answered == true,
+            previous?.delivery.source == .cache, let entry = stored
+        {
+            // A retry of an attempt the cache answered (a stored 503 that failed validation):
+            // asking the cache again would give the same answer, so the retry asks the server.
+            decision = .revalidate(entry, conditionalFields: CacheRevalidation.conditionalFields(for: entry))
         }
+        let conditions = stored.map { CacheAnswer.conditions($0, request: context.requestHeaders) } ?? .none
         switch decision {
         case .fresh(let entry):
-            answer(prepared, attempt: attempt, with: entry, now: now)
+            switch conditions {
+            case .sendOn: return false
+            case .notModified:
+                answer(prepared, attempt: attempt, with: CacheAnswer.notModified(entry), now: now)
+            case .none, .modified:
+                answer(
+                    prepared, attempt: attempt,
+                    with: CacheAnswer.ranged(entry, request: context.requestHeaders),
+                    now: now)
+            }
             if policy == .cacheThenNetwork { refreshInBackground(after: attempt) }
             return true
         case .staleWhileRevalidate(let entry):
-            answer(prepared, attempt: attempt, with: entry, now: now)
+            guard conditions == .none else { return false }
+            answer(
+                prepared, attempt: attempt, with: CacheAnswer.ranged(entry, request: context.requestHeaders),
+                now: now)
             revalidateInBackground(entry, request: prepared.urlRequest, key: key, cache: cache)
             return true
         case .revalidate(let entry, let fields):
+            // The app's own conditions go to the server as they are: its answer is the app's.
+            guard conditions == .none else { return false }
             prepared.cache?.stored = entry
             for field in fields { prepared.urlRequest.setValue(field.value, forHTTPHeaderField: field.name) }
             return false
@@ -163,10 +189,12 @@ extension RequestCore {
     }
 
     /// Puts a stored response in place of what the attempt received (a 304, or a failure).
-    private func replaceResponse(with entry: CacheEntry, source: ResponseSource, attempt: Int, now: Date) {
-        let delivery = Self.delivery(of: entry, source: source, now: now)
+    /// A `Range` of the request is answered from the stored response as from a fresh one.
+    private func replaceResponse(with stored: CacheEntry, source: ResponseSource, attempt: Int, now: Date) {
+        let delivery = Self.delivery(of: stored, source: source, now: now)
         state.withLock { state in
             guard state.machine.isRunning(attempt: attempt) else { return }
+            let entry = CacheAnswer.ranged(stored, request: state.prepared?.cache?.requestHeaders ?? [:])
             state.response = entry.httpResponse(age: delivery.age).map(ResponseHead.init)
             state.data = entry.body
             state.bytesReceived = Int64(entry.body.count)

@@ -48,6 +48,24 @@ enum CacheAnswer {
         tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
     }
 
+    /// The stored response as it may be served without revalidation: without the fields a
+    /// qualified `no-cache="Field, …"` names (RFC 9111 §5.2.2.4).
+    static func unvalidated(_ entry: CacheEntry) -> CacheEntry {
+        guard let names = entry.cacheControl.argument("no-cache") else { return entry }
+        let hidden = Set(names.split(separator: ",").map { CacheControl.trim($0).lowercased() })
+        var answer = entry
+        answer.headers = HTTPHeaders(entry.headers.filter { !hidden.contains($0.name.lowercased()) })
+        return answer
+    }
+
+    /// The cache's `504 Gateway Timeout` for a request with `only-if-cached` that nothing stored
+    /// may answer (RFC 9111 §5.2.1.7).
+    static func gatewayTimeout(url: String, now: Date) -> CacheEntry {
+        CacheEntry(
+            url: url, statusCode: 504, headers: ["Content-Length": "0"], body: Data(), requestTime: now,
+            responseTime: now, vary: [])
+    }
+
     /// The header fields a cache's `304` carries (RFC 9110 §15.4.5): those that describe the
     /// stored response's freshness and validators, not its body.
     static let notModifiedFieldNames: Set<String> = [

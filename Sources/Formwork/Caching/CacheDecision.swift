@@ -20,7 +20,8 @@ enum CacheDecision {
     ///
     /// With ``CachePolicy/useProtocol``: a fresh entry answers, unless the request asks for
     /// revalidation (`no-cache`, `max-age` exceeded, `min-fresh`, `Pragma: no-cache`) and the
-    /// entry is not `immutable`; a response marked `no-cache` is always revalidated. A stale entry
+    /// entry is not `immutable`; a response marked `no-cache` (without field names) is always
+    /// revalidated. A stale entry
     /// is served at once within its `stale-while-revalidate` window (not with `must-revalidate` or
     /// `no-cache`), or within the request's `max-stale`; otherwise it is revalidated.
     /// ``CachePolicy/returnCacheElseLoad``, ``CachePolicy/cacheOnly`` and
@@ -40,7 +41,8 @@ enum CacheDecision {
         let asked = CacheControl(request["Cache-Control"])
         let revalidate = Lookup.revalidate(
             entry, conditionalFields: CacheRevalidation.conditionalFields(for: entry))
-        if stored.has("no-cache") { return revalidate }
+        // `no-cache="Field"` forbids only those fields without revalidation (see `CacheAnswer`).
+        if stored.has("no-cache"), stored.argument("no-cache") == nil { return revalidate }
         let isFresh = age < lifetime
         if isFresh && stored.has("immutable") { return .fresh(entry) }
         let asksForValidation =

@@ -12,9 +12,16 @@ enum CacheStorability {
     /// except `206` (Formwork does not combine partial responses).
     static let storableStatusCodes = CacheFreshness.heuristicallyCacheableStatusCodes.subtracting([206])
 
+    /// The statuses whose caching requirements Formwork meets, for `must-understand`.
+    static let understoodStatusCodes = storableStatusCodes.union([
+        302, 303, 307, 400, 401, 403, 406, 408, 409, 429, 500, 502, 503, 504,
+    ])
+
     /// Whether a response may be stored.
     ///
-    /// Only `GET` responses; neither the request nor the response says `no-store`; a final
+    /// Only `GET` responses; neither the request nor the response says `no-store` (the response's
+    /// is ignored with `must-understand` for a status of ``understoodStatusCodes``; any other
+    /// status with `must-understand` is not stored); a final
     /// status other than `206` and `304`; not `Vary: *`; and some way to reuse it. A status of
     /// ``storableStatusCodes`` needs an explicit expiration time or a validator (a response with
     /// neither could never be served); any other status (a `302`, a `404`'s neighbours, a `503`)
@@ -37,9 +44,14 @@ enum CacheStorability {
             return false
         }
         let response = CacheControl(responseHeaders["Cache-Control"])
-        guard !response.has("no-store"), !CacheControl(requestHeaders["Cache-Control"]).has("no-store") else {
+        if response.has("must-understand") {
+            // RFC 9111 §5.2.2.3: only a cache that understands the status stores it, and may
+            // then ignore `no-store`.
+            guard understoodStatusCodes.contains(statusCode) else { return false }
+        } else if response.has("no-store") {
             return false
         }
+        guard !CacheControl(requestHeaders["Cache-Control"]).has("no-store") else { return false }
         guard CacheVary.names(in: responseHeaders) != nil else { return false }
         if hasCredentials {
             guard response.has("public") || response.has("s-maxage") || response.has("must-revalidate") else {

@@ -12,7 +12,8 @@ extension RequestCore {
     /// fields to revalidate a stored response, or leaves the request as it is. A request with
     /// conditions of its own is answered only from a fresh stored response (a `304` when they
     /// hold, see ``CacheAnswer``), and otherwise sent as it is; a `Range` is answered from a
-    /// stored complete response with a `206`.
+    /// stored complete response with a `206`; with `only-if-cached`, a request that would reach
+    /// the server gets the cache's `504` instead.
     /// - Returns: `true` when the cache answered the attempt (no task must be made).
     func answeredFromCache(_ prepared: inout PreparedRequest, attempt: Int) async -> Bool {
         guard let cache = session.configuration.cache, let url = prepared.urlRequest.url?.absoluteString
@@ -52,6 +53,23 @@ extension RequestCore {
             decision = .revalidate(entry, conditionalFields: CacheRevalidation.conditionalFields(for: entry))
         }
         let conditions = stored.map { CacheAnswer.conditions($0, request: context.requestHeaders) } ?? .none
+        let answered = follow(
+            decision, conditions: conditions, prepared: &prepared, attempt: attempt, policy: policy, now: now)
+        guard !answered, CacheControl(context.requestHeaders["Cache-Control"]).has("only-if-cached") else {
+            return answered
+        }
+        // `only-if-cached`: what would go to the server is answered with the cache's 504.
+        answer(prepared, attempt: attempt, with: CacheAnswer.gatewayTimeout(url: url, now: now), now: now)
+        return true
+    }
+
+    /// Carries out a lookup decision (see ``answeredFromCache(_:attempt:)``).
+    /// - Returns: `true` when the cache answered the attempt.
+    private func follow(
+        _ decision: CacheDecision.Lookup, conditions: CacheAnswer.Conditions, prepared: inout PreparedRequest,
+        attempt: Int, policy: CachePolicy, now: Date
+    ) -> Bool {
+        let request = prepared.cache?.requestHeaders ?? [:]
         switch decision {
         case .fresh(let entry):
             switch conditions {
@@ -59,18 +77,16 @@ extension RequestCore {
             case .notModified:
                 answer(prepared, attempt: attempt, with: CacheAnswer.notModified(entry), now: now)
             case .none, .modified:
-                answer(
-                    prepared, attempt: attempt,
-                    with: CacheAnswer.ranged(entry, request: context.requestHeaders),
-                    now: now)
+                let served = CacheAnswer.ranged(CacheAnswer.unvalidated(entry), request: request)
+                answer(prepared, attempt: attempt, with: served, now: now)
             }
             if policy == .cacheThenNetwork { refreshInBackground(after: attempt) }
             return true
         case .staleWhileRevalidate(let entry):
-            guard conditions == .none else { return false }
-            answer(
-                prepared, attempt: attempt, with: CacheAnswer.ranged(entry, request: context.requestHeaders),
-                now: now)
+            guard conditions == .none, let key = prepared.cache?.key, let cache = session.configuration.cache
+            else { return false }
+            let served = CacheAnswer.ranged(CacheAnswer.unvalidated(entry), request: request)
+            answer(prepared, attempt: attempt, with: served, now: now)
             revalidateInBackground(entry, request: prepared.urlRequest, key: key, cache: cache)
             return true
         case .revalidate(let entry, let fields):
@@ -215,11 +231,16 @@ extension RequestCore {
         _ entry: CacheEntry, request: URLRequest, key: CacheKey, cache: HTTPCache
     ) {
         guard cache.beginRevalidation(key, of: entry) else { return }
-        var conditional = request
+        var unconditional = request
+        if entry.statusCode != 206 {
+            // The complete stored response is revalidated, not the range this request asked for.
+            unconditional.setValue(nil, forHTTPHeaderField: "Range")
+        }
+        var conditional = unconditional
         for field in CacheRevalidation.conditionalFields(for: entry) {
             conditional.setValue(field.value, forHTTPHeaderField: field.name)
         }
-        let requestHeaders = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
+        let requestHeaders = HTTPHeaders(unconditional.allHTTPHeaderFields ?? [:])
         let requestTime = Date()
         let events = CollectingEvents(configuration: session.configuration) { data, response, error in
             defer { cache.endRevalidation(key) }

@@ -261,4 +261,36 @@ struct HTTPCacheConformanceTests {
         #expect(whole.response?.statusCode == 200 && whole.source == .network)
         #expect(try await hits(id) == 3)
     }
+
+    @Test(
+        "only-if-cached: a fresh stored response answers; nothing usable gives the cache's 504, never the server"
+    )
+    func onlyIfCached() async throws {
+        let (id, url) = try await resource([("cc", "max-age=60")])
+        let session = cachingSession()
+        let onlyCached = ConformanceForm(url: url, headers: ["Cache-Control": "only-if-cached"])
+        let miss = await fetch(onlyCached, session: session)
+        #expect(miss.response?.statusCode == 504)
+        #expect(try await hits(id) == 0)
+        _ = await fetch(ConformanceForm(url: url), session: session)
+        let hit = await fetch(onlyCached, session: session)
+        #expect(hit.response?.statusCode == 200 && hit.source == .cache)
+        #expect(try await hits(id) == 1)
+    }
+
+    @Test("no-cache=\"Field\": served from the cache without that field (RFC 9111 §5.2.2.4)")
+    func qualifiedNoCache() async throws {
+        let (_, second, hits) = try await twice([
+            ("cc", "max-age=60, no-cache=\"X-Secret\""), ("field", "X-Secret: 1"), ("field", "X-Kept: 1"),
+        ])
+        #expect(second.source == .cache && hits == 1)
+        #expect(second.response?.value(forHTTPHeaderField: "X-Secret") == nil)
+        #expect(second.response?.value(forHTTPHeaderField: "X-Kept") == "1")
+    }
+
+    @Test("must-understand with no-store: a 200 is stored by a cache that understands it (RFC 9111 §5.2.2.3)")
+    func mustUnderstand() async throws {
+        let (_, second, hits) = try await twice([("cc", "must-understand, no-store, max-age=60")])
+        #expect(second.source == .cache && hits == 1)
+    }
 }

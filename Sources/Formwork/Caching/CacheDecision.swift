@@ -108,7 +108,8 @@ enum CacheDecision {
 
     /// Decides what an exchange means for the cache.
     ///
-    /// An unsafe method answered with 2xx or 3xx invalidates its URL, and the `Location` and
+    /// A `HEAD` response only freshens a stored `GET` response. An unsafe method answered with 2xx
+    /// or 3xx invalidates its URL, and the `Location` and
     /// `Content-Location` URLs of the same origin (RFC 9111 §4.4). A transport failure or a 5xx
     /// serves the entry that was being revalidated while it is within `stale-if-error` (from the
     /// response or the request; never with `must-revalidate`). A `304` for a stored entry
@@ -127,6 +128,7 @@ enum CacheDecision {
             }
             return .invalidate(invalidatedURLs(exchange))
         }
+        if exchange.method == "HEAD" { return settleHead(exchange, now: now) }
         let failed = exchange.transportFailed || (exchange.statusCode ?? 500) >= 500
         if failed, let stored = exchange.stored,
             allowsStaleIfError(stored, request: exchange.requestHeaders, now: now)
@@ -159,6 +161,20 @@ enum CacheDecision {
             vary: CacheVary.values(for: names, request: exchange.requestHeaders))
         guard status == 206 else { return .store(entry) }
         return CachePartial.storable(entry, request: exchange.requestHeaders).map(Settlement.store) ?? .pass
+    }
+
+    /// A `HEAD` response freshens the stored `GET` response it was sent for (RFC 9111 §4.3.5):
+    /// a `200` whose validators and length match it updates its fields; one that does not drops
+    /// it (it describes another representation). Nothing else changes the cache.
+    private static func settleHead(_ exchange: Exchange, now: Date) -> Settlement {
+        guard let stored = exchange.stored, !exchange.transportFailed, exchange.statusCode == 200 else {
+            return .pass
+        }
+        guard
+            let freshened = CacheRevalidation.freshen(
+                stored, head: exchange.responseHeaders, requestTime: exchange.requestTime, responseTime: now)
+        else { return .invalidate([exchange.url]) }
+        return .store(freshened)
     }
 
     /// Whether `stale-if-error` lets a stored response answer a failure now (RFC 5861 §4).

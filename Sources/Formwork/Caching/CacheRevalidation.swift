@@ -48,4 +48,23 @@ enum CacheRevalidation {
         merged.responseTime = responseTime
         return merged
     }
+
+    /// The stored `GET` response updated by a `200` to a `HEAD` request (RFC 9111 §4.3.5), as a
+    /// `304` would update it.
+    /// - Returns: `nil` when the `HEAD` response describes another representation: an `ETag` or
+    ///   `Last-Modified` it carries differs from the stored one, or its `Content-Length` differs
+    ///   from the stored length.
+    static func freshen(
+        _ entry: CacheEntry, head: HTTPHeaders, requestTime: Date, responseTime: Date
+    ) -> CacheEntry? {
+        for name in ["ETag", "Last-Modified"] {
+            if let value = head[name], value != entry.headers[name] { return nil }
+        }
+        if let length = head["Content-Length"],
+            length != (entry.headers["Content-Length"] ?? String(entry.body.count))
+        {
+            return nil
+        }
+        return merge(entry, notModified: head, requestTime: requestTime, responseTime: responseTime)
+    }
 }

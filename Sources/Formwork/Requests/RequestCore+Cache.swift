@@ -31,7 +31,12 @@ extension RequestCore {
         let key = CacheKey(method: "GET", url: url, credential: credential)
         context.key = key
         prepared.cache = context
-        guard let policy = context.policy, context.method == "GET" else { return false }
+        guard let policy = context.policy, context.method == "GET" || context.method == "HEAD" else {
+            return false
+        }
+        if context.method == "HEAD" {
+            return await answeredHead(&prepared, attempt: attempt, policy: policy, cache: cache)
+        }
         // A stored partial response counts only for a `Range` within it.
         let stored = await cache.entry(for: key, request: context.requestHeaders).flatMap {
             $0.statusCode != 206 || CachePartial.answers($0, request: context.requestHeaders) ? $0 : nil
@@ -61,6 +66,44 @@ extension RequestCore {
         // `only-if-cached`: what would go to the server is answered with the cache's 504.
         answer(prepared, attempt: attempt, with: CacheAnswer.gatewayTimeout(url: url, now: now), now: now)
         return true
+    }
+
+    /// A `HEAD` request is answered from a fresh stored `GET` response (its fields, no body; a
+    /// `304` when the request's own conditions hold); else it is sent as it is, and its `200`
+    /// freshens the stored response (see ``CacheDecision/settle(_:now:)``).
+    private func answeredHead(
+        _ prepared: inout PreparedRequest, attempt: Int, policy: CachePolicy, cache: HTTPCache
+    ) async -> Bool {
+        guard let request = prepared.cache?.requestHeaders, let key = prepared.cache?.key else {
+            return false
+        }
+        let stored = await cache.entry(for: key, request: request).flatMap { $0.statusCode == 206 ? nil : $0 }
+        let now = Date()
+        let answers = policy != .cacheThenNetwork && policy != .reloadIgnoringCache
+        if answers,
+            case .fresh(let entry) = CacheDecision.lookup(stored, request: request, policy: policy, now: now)
+        {
+            switch CacheAnswer.conditions(entry, request: request) {
+            case .sendOn: break
+            case .notModified:
+                answer(prepared, attempt: attempt, with: CacheAnswer.notModified(entry), now: now)
+                return true
+            case .none, .modified:
+                var head = CacheAnswer.unvalidated(entry)
+                head.body = Data()
+                answer(prepared, attempt: attempt, with: head, now: now)
+                return true
+            }
+        }
+        if policy == .cacheOnly || CacheControl(request["Cache-Control"]).has("only-if-cached") {
+            let timeout = prepared.urlRequest.url.map {
+                CacheAnswer.gatewayTimeout(url: $0.absoluteString, now: now)
+            }
+            answer(prepared, attempt: attempt, with: policy == .cacheOnly ? nil : timeout, now: now)
+            return true
+        }
+        prepared.cache?.stored = stored
+        return false
     }
 
     /// Carries out a lookup decision (see ``answeredFromCache(_:attempt:)``).

@@ -11,6 +11,7 @@ import Testing
 /// A form with request headers.
 private struct ConformanceForm: RequestFormable {
     var url: String
+    var method: HTTPMethod = .get
     var headers: HTTPHeaders = [:]
 }
 
@@ -292,5 +293,47 @@ struct HTTPCacheConformanceTests {
     func mustUnderstand() async throws {
         let (_, second, hits) = try await twice([("cc", "must-understand, no-store, max-age=60")])
         #expect(second.source == .cache && hits == 1)
+    }
+
+    @Test("HEAD is answered from a fresh stored GET response: its fields, no body, no request")
+    func headFromStoredGet() async throws {
+        let (id, url) = try await resource([("cc", "max-age=60"), ("etag", "1")])
+        let session = cachingSession()
+        let get = await fetch(ConformanceForm(url: url), session: session)
+        let head = await fetch(ConformanceForm(url: url, method: .head), session: session)
+        #expect(head.source == .cache && head.response?.statusCode == 200)
+        #expect(
+            head.response?.value(forHTTPHeaderField: "ETag")
+                == get.response?.value(forHTTPHeaderField: "ETag"))
+        #expect(head.data?.isEmpty ?? true)
+        #expect(try await hits(id) == 1)
+    }
+
+    @Test("A HEAD response freshens the stored GET response it matches (RFC 9111 §4.3.5)")
+    func headFreshens() async throws {
+        let (id, url) = try await resource([("cc", "max-age=0"), ("headCC", "max-age=3600"), ("etag", "1")])
+        let session = cachingSession()
+        _ = await fetch(ConformanceForm(url: url), session: session)
+        let head = await fetch(ConformanceForm(url: url, method: .head), session: session)
+        #expect(head.source == .network)
+        let get = await fetch(ConformanceForm(url: url), session: session)
+        #expect(get.source == .cache)
+        #expect(try await hits(id) == 2)
+    }
+
+    @Test("A HEAD response with another ETag drops the stored GET response")
+    func headMismatchDrops() async throws {
+        let (id, url) = try await resource([("cc", "max-age=0"), ("etag", "1")])
+        let session = cachingSession()
+        _ = await fetch(ConformanceForm(url: url), session: session)
+        // The resource changes behind the cache's back.
+        let change = ConformanceForm(url: try await DemoServer.url("/cache/resource?id=\(id)"), method: .post)
+        _ = try await client.request(change, session: plain).data()
+        _ = await fetch(ConformanceForm(url: url, method: .head), session: session)
+        // Any staleness would do: only a response that is no longer stored goes to the server.
+        let stale = await fetch(
+            ConformanceForm(url: url, headers: ["Cache-Control": "max-stale"]), session: session)
+        #expect(stale.source == .network)
+        #expect(try await hits(id) == 3)
     }
 }

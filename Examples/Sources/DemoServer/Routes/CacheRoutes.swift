@@ -9,7 +9,8 @@ import NIOHTTP1
 ///   with `age=A` an `Age: A` on full (non-304) responses; `pad=N` adds N bytes to the body.
 ///   Full responses also carry `status=S` as their status (default 200) and each `field=Name:Value`
 ///   as one more field line, as written (repeat it for several lines); with `range=1` a request's
-///   single `Range: bytes=A-B` (or `A-`, `-N`) gets `206` with that part of the body.
+///   single `Range: bytes=A-B` (or `A-`, `-N`) gets `206` with that part of the body; with
+///   `headCC=…`, answers to `HEAD` carry that `Cache-Control` instead of `cc`.
 ///   A matching `If-None-Match` (or `If-Modified-Since` with `lastModified=1`) gets `304` with the
 ///   same caching fields. While the resource is switched to failing, it answers that status.
 /// - `POST|PUT|DELETE|PATCH /cache/resource?id=R`: changes the resource (next version) and
@@ -75,7 +76,9 @@ enum CacheRoutes {
                 status: .init(statusCode: state.failing))
         }
         var fields = HTTPHeaders()
-        if let cacheControl = request.queryValue("cc") {
+        if request.method == .HEAD, let cacheControl = request.queryValue("headCC") {
+            fields.add(name: "Cache-Control", value: cacheControl)
+        } else if let cacheControl = request.queryValue("cc") {
             fields.add(name: "Cache-Control", value: cacheControl)
         }
         let etag = "\"\(id)-\(state.version)\""

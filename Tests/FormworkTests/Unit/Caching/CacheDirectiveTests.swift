@@ -48,4 +48,34 @@ struct CacheDirectiveTests {
         let answer = CacheAnswer.gatewayTimeout(url: "http://127.0.0.1/a", now: now)
         #expect(answer.statusCode == 504 && answer.body.isEmpty)
     }
+
+    @Test("A HEAD 200 freshens the stored GET response when validators and length match, else drops it")
+    func headFreshening() {
+        let stored = CacheEntry(
+            url: "http://127.0.0.1/a", statusCode: 200,
+            headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\"", "Content-Length": "4"],
+            body: Data("body".utf8), requestTime: now - 10, responseTime: now - 10, vary: [])
+        func settle(_ head: HTTPHeaders, status: Int = 200) -> CacheDecision.Settlement {
+            CacheDecision.settle(
+                CacheDecision.Exchange(
+                    method: "HEAD", url: stored.url, requestHeaders: [:], hasCredentials: false,
+                    stored: stored,
+                    requestTime: now - 1, statusCode: status, responseHeaders: head, body: Data(),
+                    transportFailed: false),
+                now: now)
+        }
+        guard
+            case .store(let freshened) = settle([
+                "Cache-Control": "max-age=60", "ETag": "\"v1\"", "X-New": "1",
+            ])
+        else {
+            Issue.record("a matching HEAD did not freshen the stored response")
+            return
+        }
+        #expect(freshened.headers["Cache-Control"] == "max-age=60" && freshened.headers["X-New"] == "1")
+        #expect(freshened.body == stored.body && freshened.responseTime == now)
+        #expect(settle(["ETag": "\"v2\""]) == .invalidate([stored.url]))
+        #expect(settle(["ETag": "\"v1\"", "Content-Length": "5"]) == .invalidate([stored.url]))
+        #expect(settle(["Cache-Control": "max-age=60"], status: 404) == .pass)
+    }
 }

@@ -336,4 +336,15 @@ struct HTTPCacheConformanceTests {
         #expect(stale.source == .network)
         #expect(try await hits(id) == 3)
     }
+
+    @Test("Vary: a language tag in another case selects the same stored response (RFC 9111 §4.1)")
+    func varyCaseInsensitive() async throws {
+        let (id, url) = try await resource([("cc", "max-age=60"), ("vary", "Accept-Language")])
+        let session = cachingSession()
+        _ = await fetch(ConformanceForm(url: url, headers: ["Accept-Language": "en-US"]), session: session)
+        let other = await fetch(
+            ConformanceForm(url: url, headers: ["Accept-Language": "EN-us"]), session: session)
+        #expect(other.source == .cache)
+        #expect(try await hits(id) == 1)
+    }
 }

@@ -78,4 +78,17 @@ struct CacheDirectiveTests {
         #expect(settle(["ETag": "\"v1\"", "Content-Length": "5"]) == .invalidate([stored.url]))
         #expect(settle(["Cache-Control": "max-age=60"], status: 404) == .pass)
     }
+
+    @Test("Vary: language tags and codings match without regard to case; other values do not")
+    func varyCase() {
+        let values = CacheVary.values(
+            for: ["accept-encoding", "accept-language"],
+            request: ["Accept-Language": "en-US, fr", "Accept-Encoding": "GZIP"])
+        #expect(
+            CacheVary.matches(values, request: ["Accept-Language": "EN-us,FR", "Accept-Encoding": "gzip"]))
+        #expect(
+            !CacheVary.matches(values, request: ["Accept-Language": "en-GB, fr", "Accept-Encoding": "gzip"]))
+        let other = CacheVary.values(for: ["x-flavour"], request: ["X-Flavour": "Mint"])
+        #expect(!CacheVary.matches(other, request: ["X-Flavour": "mint"]))
+    }
 }

@@ -70,4 +70,25 @@ struct HTTPDateTests {
         #expect(HTTPDate.parse("Tue, 29 Feb 2000 00:00:00 GMT") == Date(timeIntervalSince1970: 951_782_400))
         #expect(HTTPDate.parse("Thu, 29 Feb 2001 00:00:00 GMT") == nil)
     }
+
+    @Test("Every reader of HTTP dates takes the three forms and refuses the rest")
+    func readers() {
+        let later = example + 30
+        let forms = [
+            "Sun, 06 Nov 1994 08:50:07 GMT", "Sunday, 06-Nov-94 08:50:07 GMT", "Sun Nov  6 08:50:07 1994",
+        ]
+        for form in forms {
+            #expect(RetryPolicy.retryAfter(form, now: example) == 30, "Retry-After: \(form)")
+            let lifetime = CacheFreshness.lifetime(
+                statusCode: 200, headers: ["Last-Modified": form], responseTime: later + 1000)
+            #expect(lifetime == 100, "Last-Modified: \(form)")
+        }
+        let malformed = "Sun, 06 Nov 1994 08:50:07 UTC"
+        #expect(RetryPolicy.retryAfter(malformed, now: example) == nil)
+        #expect(
+            CacheFreshness.lifetime(
+                statusCode: 200, headers: ["Last-Modified": malformed], responseTime: later) == 0)
+        #expect(ResumeData.Validator.forIfRange(from: ["Last-Modified": malformed]) == nil)
+        #expect(ResumeData.Validator.forIfRange(from: ["Last-Modified": forms[1]]) == .lastModified(forms[1]))
+    }
 }

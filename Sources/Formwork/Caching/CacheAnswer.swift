@@ -21,11 +21,16 @@ enum CacheAnswer {
     /// Evaluates the request's own conditional fields against a stored response, as RFC 9110
     /// §13.2.2 orders them: `If-None-Match` (weak comparison; `*` matches any stored response),
     /// else `If-Modified-Since` against the stored `Last-Modified` (else `Date`, else the time it
-    /// arrived). An `If-Modified-Since` that is not an HTTP date is ignored.
+    /// arrived). An `If-Modified-Since` that is not an HTTP date is ignored. A stored response
+    /// other than a 2xx ignores them all, as its server would: it is the answer.
     /// - Parameters:
     ///   - entry: The stored response.
     ///   - request: The request's header fields.
     static func conditions(_ entry: CacheEntry, request: HTTPHeaders) -> Conditions {
+        let names = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"]
+        guard names.contains(where: { request[$0] != nil }) else { return .none }
+        // A server ignores preconditions when its answer would not be a 2xx (RFC 9110 §13.2.1).
+        guard (200..<300).contains(entry.statusCode) else { return .modified }
         if ["If-Match", "If-Unmodified-Since", "If-Range"].contains(where: { request[$0] != nil }) {
             return .sendOn
         }

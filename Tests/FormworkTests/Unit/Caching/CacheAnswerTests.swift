@@ -36,6 +36,10 @@ struct CacheAnswerTests {
         let dated = entry(["Date": lastModified])
         #expect(CacheAnswer.conditions(dated, request: ["If-Modified-Since": lastModified]) == .notModified)
         #expect(CacheAnswer.conditions(entry([:]), request: ["If-None-Match": "\"v1\""]) == .modified)
+        // A stored 404 is the answer whatever the conditions say.
+        let missing = entry(["ETag": "\"v1\""], status: 404)
+        #expect(CacheAnswer.conditions(missing, request: ["If-None-Match": "\"v1\""]) == .modified)
+        #expect(CacheAnswer.conditions(missing, request: ["If-Match": "\"v1\""]) == .modified)
     }
 
     @Test("The cache's 304 keeps the validators and freshness fields, and no body")

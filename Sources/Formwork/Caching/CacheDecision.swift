@@ -20,7 +20,8 @@ enum CacheDecision {
     ///
     /// With ``CachePolicy/useProtocol``: a fresh entry answers, unless the request asks for
     /// revalidation (`no-cache`, `max-age` exceeded, `min-fresh`, `Pragma: no-cache`) and the
-    /// entry is not `immutable`; a response marked `no-cache` is always revalidated. A stale entry
+    /// entry is not `immutable`; a response marked `no-cache` (without field names) is always
+    /// revalidated. A stale entry
     /// is served at once within its `stale-while-revalidate` window (not with `must-revalidate` or
     /// `no-cache`), or within the request's `max-stale`; otherwise it is revalidated.
     /// ``CachePolicy/returnCacheElseLoad``, ``CachePolicy/cacheOnly`` and
@@ -40,7 +41,8 @@ enum CacheDecision {
         let asked = CacheControl(request["Cache-Control"])
         let revalidate = Lookup.revalidate(
             entry, conditionalFields: CacheRevalidation.conditionalFields(for: entry))
-        if stored.has("no-cache") { return revalidate }
+        // `no-cache="Field"` forbids only those fields without revalidation (see `CacheAnswer`).
+        if stored.has("no-cache"), stored.argument("no-cache") == nil { return revalidate }
         let isFresh = age < lifetime
         if isFresh && stored.has("immutable") { return .fresh(entry) }
         let asksForValidation =
@@ -106,11 +108,14 @@ enum CacheDecision {
 
     /// Decides what an exchange means for the cache.
     ///
-    /// An unsafe method answered with 2xx or 3xx invalidates its URL, and the `Location` and
+    /// A `HEAD` response only freshens a stored `GET` response. An unsafe method answered with 2xx
+    /// or 3xx invalidates its URL, and the `Location` and
     /// `Content-Location` URLs of the same origin (RFC 9111 §4.4). A transport failure or a 5xx
     /// serves the entry that was being revalidated while it is within `stale-if-error` (from the
     /// response or the request; never with `must-revalidate`). A `304` for a stored entry
-    /// becomes that entry, updated. A storable response is stored.
+    /// becomes that entry, updated. A storable response (of any final status, see
+    /// ``CacheStorability/canStore(method:requestHeaders:hasCredentials:statusCode:responseHeaders:)``)
+    /// is stored.
     /// - Parameters:
     ///   - exchange: What was sent and what came back.
     ///   - now: The time the response arrived.
@@ -123,14 +128,16 @@ enum CacheDecision {
             }
             return .invalidate(invalidatedURLs(exchange))
         }
+        if exchange.method == "HEAD" { return settleHead(exchange, now: now) }
         let failed = exchange.transportFailed || (exchange.statusCode ?? 500) >= 500
-        if failed {
-            guard let stored = exchange.stored,
-                allowsStaleIfError(stored, request: exchange.requestHeaders, now: now)
-            else { return .pass }
+        if failed, let stored = exchange.stored,
+            allowsStaleIfError(stored, request: exchange.requestHeaders, now: now)
+        {
             return .serveStale(stored)
         }
-        guard let status = exchange.statusCode else { return .pass }
+        // A 5xx that no stale response replaces is a response like any other: stored when it
+        // says for how long (see `CacheStorability`).
+        guard !exchange.transportFailed, let status = exchange.statusCode else { return .pass }
         if status == 304, let stored = exchange.stored {
             guard
                 let merged = CacheRevalidation.merge(
@@ -139,19 +146,35 @@ enum CacheDecision {
             else { return .pass }
             return .revalidated(merged)
         }
+        // A 206 passes the same checks as a complete response, then those of `CachePartial`.
         guard
             CacheStorability.canStore(
                 method: exchange.method, requestHeaders: exchange.requestHeaders,
-                hasCredentials: exchange.hasCredentials, statusCode: status,
+                hasCredentials: exchange.hasCredentials, statusCode: status == 206 ? 200 : status,
                 responseHeaders: exchange.responseHeaders)
         else { return .pass }
         let names = CacheVary.names(in: exchange.responseHeaders) ?? []
-        return .store(
-            CacheEntry(
-                url: exchange.url, statusCode: status,
-                headers: CacheStorability.storedFields(exchange.responseHeaders), body: exchange.body,
-                requestTime: exchange.requestTime, responseTime: now,
-                vary: CacheVary.values(for: names, request: exchange.requestHeaders)))
+        let entry = CacheEntry(
+            url: exchange.url, statusCode: status,
+            headers: CacheStorability.storedFields(exchange.responseHeaders), body: exchange.body,
+            requestTime: exchange.requestTime, responseTime: now,
+            vary: CacheVary.values(for: names, request: exchange.requestHeaders))
+        guard status == 206 else { return .store(entry) }
+        return CachePartial.storable(entry, request: exchange.requestHeaders).map(Settlement.store) ?? .pass
+    }
+
+    /// A `HEAD` response freshens the stored `GET` response it was sent for (RFC 9111 §4.3.5):
+    /// a `200` whose validators and length match it updates its fields; one that does not drops
+    /// it (it describes another representation). Nothing else changes the cache.
+    private static func settleHead(_ exchange: Exchange, now: Date) -> Settlement {
+        guard let stored = exchange.stored, !exchange.transportFailed, exchange.statusCode == 200 else {
+            return .pass
+        }
+        guard
+            let freshened = CacheRevalidation.freshen(
+                stored, head: exchange.responseHeaders, requestTime: exchange.requestTime, responseTime: now)
+        else { return .invalidate([exchange.url]) }
+        return .store(freshened)
     }
 
     /// Whether `stale-if-error` lets a stored response answer a failure now (RFC 5861 §4).

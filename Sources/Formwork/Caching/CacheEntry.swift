@@ -7,7 +7,7 @@ struct CacheEntry: Sendable, Equatable {
     var url: String
     /// The status code.
     var statusCode: Int
-    /// The stored header fields (hop-by-hop fields and `Set-Cookie` removed, see ``CacheStorability``).
+    /// The stored header fields (hop-by-hop and proxy fields removed, see ``CacheStorability``).
     var headers: HTTPHeaders
     /// The body as URLSession delivered it (content coding already removed).
     var body: Data

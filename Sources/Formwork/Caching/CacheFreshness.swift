@@ -50,6 +50,16 @@ enum CacheFreshness {
         CacheControl(headers["Cache-Control"]).has("max-age") || headers["Expires"] != nil
     }
 
+    /// The `Age` a response carries (RFC 9111 §5.1): the first member when it is a list (one line
+    /// `7200, 0`, or several lines joined), `nil` when absent or when that member is not a
+    /// delta-seconds value (the field is then ignored).
+    /// - Parameter value: The `Age` field value.
+    static func ageValue(_ value: String?) -> Int? {
+        guard let value, let first = value.split(separator: ",", omittingEmptySubsequences: false).first
+        else { return nil }
+        return CacheControl.DeltaSeconds(CacheControl.trim(first)).value
+    }
+
     /// The current age of a stored response (RFC 9111 §4.2.3), in seconds: the server's `Age`,
     /// corrected by the round trip and by how far `Date` lags, plus the time it spent stored.
     /// - Parameters:
@@ -61,7 +71,7 @@ enum CacheFreshness {
     static func currentAge(headers: HTTPHeaders, requestTime: Date, responseTime: Date, now: Date)
         -> TimeInterval
     {
-        let ageValue = TimeInterval(headers["Age"].flatMap { CacheControl.DeltaSeconds($0).value } ?? 0)
+        let ageValue = TimeInterval(ageValue(headers["Age"]) ?? 0)
         let dateValue = headers["Date"].flatMap(HTTPDate.parse) ?? responseTime
         let apparentAge = max(0, responseTime.timeIntervalSince(dateValue))
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))

@@ -26,11 +26,13 @@ struct CacheKey: Sendable, Hashable {
     /// The resource part of file names for `resource`.
     static func resourceHash(_ resource: String) -> String { String(SHA256.hex(resource).prefix(32)) }
 
-    /// The file name of one stored variant: the resource hash, then a hash of the credential and
-    /// the values the response varies on.
-    func fileName(vary: [CacheVary.Value]) -> String {
-        let variant = ([credential ?? ""] + vary.map { "\($0.name)=\($0.value ?? "\u{0}")" }).joined(
-            separator: "\n")
+    /// The file name of one stored variant: the resource hash, then a hash of the credential,
+    /// the values the response varies on, and whether it is partial (a stored `206` never
+    /// replaces the complete response, nor the other way round).
+    func fileName(vary: [CacheVary.Value], partial: Bool = false) -> String {
+        let variant =
+            ([credential ?? ""] + vary.map { "\($0.name)=\($0.value ?? "\u{0}")" }
+            + (partial ? ["\u{0}partial"] : [])).joined(separator: "\n")
         return resourceHash + "-" + SHA256.hex(variant).prefix(16) + HTTPCache.entryExtension
     }
 }

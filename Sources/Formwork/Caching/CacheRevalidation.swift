@@ -13,14 +13,6 @@ enum CacheRevalidation {
         return fields
     }
 
-    /// Whether the request sets conditional fields of its own: the app revalidates itself, and
-    /// the cache stays out of the way.
-    static func hasOwnConditions(_ request: HTTPHeaders) -> Bool {
-        ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"].contains {
-            request[$0] != nil
-        }
-    }
-
     /// Fields a 304 never replaces in the stored response: its length and content coding
     /// describe the stored body, not the empty 304.
     static let keptFieldNames: Set<String> = ["content-length", "content-encoding"]
@@ -55,5 +47,24 @@ enum CacheRevalidation {
         merged.requestTime = requestTime
         merged.responseTime = responseTime
         return merged
+    }
+
+    /// The stored `GET` response updated by a `200` to a `HEAD` request (RFC 9111 §4.3.5), as a
+    /// `304` would update it.
+    /// - Returns: `nil` when the `HEAD` response describes another representation: an `ETag` or
+    ///   `Last-Modified` it carries differs from the stored one, or its `Content-Length` differs
+    ///   from the stored length.
+    static func freshen(
+        _ entry: CacheEntry, head: HTTPHeaders, requestTime: Date, responseTime: Date
+    ) -> CacheEntry? {
+        for name in ["ETag", "Last-Modified"] {
+            if let value = head[name], value != entry.headers[name] { return nil }
+        }
+        if let length = head["Content-Length"],
+            length != (entry.headers["Content-Length"] ?? String(entry.body.count))
+        {
+            return nil
+        }
+        return merge(entry, notModified: head, requestTime: requestTime, responseTime: responseTime)
     }
 }

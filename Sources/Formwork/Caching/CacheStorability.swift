@@ -1,23 +1,34 @@
 /// What the cache may store (RFC 9111 §3) and which header fields it keeps.
 enum CacheStorability {
-    /// Hop-by-hop fields (RFC 9110 §7.6.1) are never stored; nor is `Set-Cookie`: a response
-    /// served again must not set cookies again, and cookies stay out of the cache's files.
+    /// The fields a cache leaves out (RFC 9111 §3.1): hop-by-hop fields (RFC 9110 §7.6.1) and
+    /// the proxy fields meant for the connection's proxy. `Set-Cookie` is kept: it is part of the
+    /// response (see the Caching article for how it stays private).
     static let unstoredFieldNames: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade",
-        "proxy-authenticate", "proxy-authorization", "trailer", "set-cookie",
+        "proxy-authenticate", "proxy-authorization", "proxy-authentication-info", "trailer",
     ]
 
-    /// Status codes Formwork stores: those cacheable by default (RFC 9110 §15.1), except `206`
-    /// (Formwork does not combine partial responses).
+    /// Status codes stored with a validator alone: those cacheable by default (RFC 9110 §15.1),
+    /// except `206` (Formwork does not combine partial responses).
     static let storableStatusCodes = CacheFreshness.heuristicallyCacheableStatusCodes.subtracting([206])
+
+    /// The statuses whose caching requirements Formwork meets, for `must-understand`.
+    static let understoodStatusCodes = storableStatusCodes.union([
+        302, 303, 307, 400, 401, 403, 406, 408, 409, 429, 500, 502, 503, 504,
+    ])
 
     /// Whether a response may be stored.
     ///
-    /// Only `GET` responses; neither the request nor the response says `no-store`; a status from
-    /// ``storableStatusCodes``; not `Vary: *`; some way to reuse it (an explicit expiration time or
-    /// a validator: a response with neither could never be served). `private` is fine (this is
-    /// a private cache). A request with credentials (RFC 9111 §3.5) is stored only when the
-    /// response says `public`, `s-maxage` or `must-revalidate`, and then under its credential.
+    /// Only `GET` responses; neither the request nor the response says `no-store` (the response's
+    /// is ignored with `must-understand` for a status of ``understoodStatusCodes``; any other
+    /// status with `must-understand` is not stored); a final
+    /// status other than `206` and `304`; not `Vary: *`; and some way to reuse it. A status of
+    /// ``storableStatusCodes`` needs an explicit expiration time or a validator (a response with
+    /// neither could never be served); any other status (a `302`, a `404`'s neighbours, a `503`)
+    /// needs an explicit expiration time (`max-age` or `Expires`, RFC 9111 §3), or `public` or
+    /// `private` with a validator. `private` is fine (this is a private cache). A request with
+    /// credentials (RFC 9111 §3.5) is stored only when the response says `public`, `s-maxage` or
+    /// `must-revalidate`, and then under its credential.
     /// - Parameters:
     ///   - method: The request method.
     ///   - requestHeaders: The request's header fields.
@@ -29,19 +40,28 @@ enum CacheStorability {
         method: String, requestHeaders: HTTPHeaders, hasCredentials: Bool, statusCode: Int,
         responseHeaders: HTTPHeaders
     ) -> Bool {
-        guard method == "GET", storableStatusCodes.contains(statusCode) else { return false }
-        let response = CacheControl(responseHeaders["Cache-Control"])
-        guard !response.has("no-store"), !CacheControl(requestHeaders["Cache-Control"]).has("no-store") else {
+        guard method == "GET", (200...599).contains(statusCode), statusCode != 206, statusCode != 304 else {
             return false
         }
+        let response = CacheControl(responseHeaders["Cache-Control"])
+        if response.has("must-understand") {
+            // RFC 9111 §5.2.2.3: only a cache that understands the status stores it, and may
+            // then ignore `no-store`.
+            guard understoodStatusCodes.contains(statusCode) else { return false }
+        } else if response.has("no-store") {
+            return false
+        }
+        guard !CacheControl(requestHeaders["Cache-Control"]).has("no-store") else { return false }
         guard CacheVary.names(in: responseHeaders) != nil else { return false }
         if hasCredentials {
             guard response.has("public") || response.has("s-maxage") || response.has("must-revalidate") else {
                 return false
             }
         }
-        return CacheFreshness.hasExplicitExpiration(responseHeaders) || responseHeaders["ETag"] != nil
-            || responseHeaders["Last-Modified"] != nil
+        let hasValidator = responseHeaders["ETag"] != nil || responseHeaders["Last-Modified"] != nil
+        if CacheFreshness.hasExplicitExpiration(responseHeaders) { return true }
+        if storableStatusCodes.contains(statusCode) { return hasValidator }
+        return hasValidator && (response.has("public") || response.has("private"))
     }
 
     /// The fields kept from a response: all but ``unstoredFieldNames`` and those `Connection` names.

@@ -39,14 +39,21 @@ enum CacheVary {
         stored.allSatisfy { normalized(name: $0.name, request[$0.name]) == $0.value }
     }
 
+    /// Fields whose values are case-insensitive (language tags, content codings, charsets), so
+    /// that `en-US` and `en-us` select the same response (RFC 9111 §4.1).
+    static let caseInsensitiveNames: Set<String> = ["accept-language", "accept-encoding", "accept-charset"]
+
     /// A value with surrounding whitespace and whitespace around commas removed, so that
-    /// `gzip, br` and `gzip,br` select the same response. Credentials are replaced by their hash.
+    /// `gzip, br` and `gzip,br` select the same response, and lower-cased for the fields of
+    /// ``caseInsensitiveNames``. Credentials are replaced by their hash.
     private static func normalized(name: String, _ value: String?) -> String? {
         guard let value else { return nil }
         let parts = value.split(separator: ",", omittingEmptySubsequences: false).map {
             CacheControl.trim($0)
         }
-        let joined = parts.joined(separator: ",")
+        let joined =
+            caseInsensitiveNames.contains(name)
+            ? parts.joined(separator: ",").lowercased() : parts.joined(separator: ",")
         return HTTPHeader.requestCredentialNames.contains(name) ? "sha256:" + SHA256.hex(joined) : joined
     }
 }

@@ -32,13 +32,14 @@ extension HTTPCache {
         for name in evicted { deleteFile(name) }
     }
 
-    /// The entry of `key` matching the request on disk, moved into memory; damaged files met on
-    /// the way are deleted.
+    /// The entry of `key` matching the request on disk (a complete one before a partial one),
+    /// moved into memory; damaged files met on the way are deleted.
     func readFromDisk(_ key: CacheKey, request: HTTPHeaders) -> CacheEntry? {
         guard let directory else { return nil }
         let candidates = state.withLock { state in
             (state.names[key.resourceHash] ?? []).filter { state.diskOrder.contains($0) }
         }
+        var partial: CacheEntry?
         for name in candidates.sorted() {
             let url = directory.appendingPathComponent(name)
             guard let data = try? Data(contentsOf: url) else {
@@ -56,15 +57,27 @@ extension HTTPCache {
                 state.keepInMemory(
                     StoredEntry(key: key, entry: entry), name: name, capacity: memoryCapacity, hasDisk: true)
             }
+            // A complete response is preferred: a partial one answers only when there is none.
+            if entry.statusCode == 206 {
+                partial = partial ?? entry
+                continue
+            }
             return entry
         }
-        return nil
+        return partial
     }
 
     /// Writes an entry file: to a temporary file first, then renamed over the old one, so a
-    /// reader (or a later run) sees the old file or the new one, never a part.
+    /// reader (or a later run) sees the old file or the new one, never a part. A response that
+    /// sets cookies stays in memory only (its older file, if any, is deleted): cookies are never
+    /// written to the cache's files.
     func writeToDisk(_ entry: CacheEntry, key: CacheKey, name: String) {
         guard let directory else { return }
+        guard entry.headers["Set-Cookie"] == nil else {
+            unlink(directory.appendingPathComponent(name).path)
+            state.withLock { $0.diskOrder.remove(name) }
+            return
+        }
         let data = CacheEntryFile.encode(key: key.text, entry: entry)
         guard data.count <= diskCapacity / 4 else {
             deleteFile(name)

@@ -142,19 +142,28 @@ public final class HTTPCache: Sendable {
     // MARK: Reading and writing (Formwork's engine)
 
     /// The stored response for a request: same method, URL and credential, and the same values
-    /// of the fields its `Vary` names. Looks in memory, then on disk (deleting damaged files).
+    /// of the fields its `Vary` names; a complete response before a partial one. Looks in memory,
+    /// then on disk (deleting damaged files).
     func entry(for key: CacheKey, request: HTTPHeaders) async -> CacheEntry? {
         let hash = key.resourceHash
         let inMemory = state.withLock { state -> CacheEntry? in
-            for name in state.names[hash] ?? [] {
+            var partial: (name: String, entry: CacheEntry)?
+            for name in (state.names[hash] ?? []).sorted() {
                 guard let stored = state.memory[name], stored.key == key,
                     CacheVary.matches(stored.entry.vary, request: request)
                 else { continue }
+                if stored.entry.statusCode == 206 {
+                    partial = partial ?? (name, stored.entry)
+                    continue
+                }
                 state.memoryOrder.touch(name)
                 state.diskOrder.touch(name)
                 return stored.entry
             }
-            return nil
+            guard let partial else { return nil }
+            state.memoryOrder.touch(partial.name)
+            state.diskOrder.touch(partial.name)
+            return partial.entry
         }
         if let inMemory { return inMemory }
         guard diskQueue != nil else { return nil }
@@ -163,7 +172,7 @@ public final class HTTPCache: Sendable {
 
     /// Stores an entry in memory now and on disk soon (in the order asked).
     func store(_ entry: CacheEntry, for key: CacheKey) {
-        let name = key.fileName(vary: entry.vary)
+        let name = key.fileName(vary: entry.vary, partial: entry.statusCode == 206)
         state.withLock { state in
             state.names[key.resourceHash, default: []].insert(name)
             state.keepInMemory(
@@ -197,7 +206,7 @@ public final class HTTPCache: Sendable {
     /// looked up: `false` when one is already under way, or when a newer response was stored
     /// since (a revalidation that ended between that lookup and this claim).
     func beginRevalidation(_ key: CacheKey, of entry: CacheEntry) -> Bool {
-        let name = key.fileName(vary: entry.vary)
+        let name = key.fileName(vary: entry.vary, partial: entry.statusCode == 206)
         return state.withLock { state in
             if let stored = state.memory[name], stored.key == key,
                 stored.entry.responseTime > entry.responseTime

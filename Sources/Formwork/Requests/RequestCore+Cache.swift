@@ -9,13 +9,18 @@ extension RequestCore {
     /// Looks the attempt up in the session's cache, after adapters and checks, before a task is
     /// made. Answers it from the cache when the stored response may be used (also a stale one
     /// within `stale-while-revalidate`, revalidated in the background); else adds conditional
-    /// fields to revalidate a stored response, or leaves the request as it is.
+    /// fields to revalidate a stored response, or leaves the request as it is. A request with
+    /// conditions of its own is answered only from a fresh stored response (a `304` when they
+    /// hold, see ``CacheAnswer``), and otherwise sent as it is; a `Range` is answered from a
+    /// stored complete response with a `206`; with `only-if-cached`, a request that would reach
+    /// the server gets the cache's `504` instead.
     /// - Returns: `true` when the cache answered the attempt (no task must be made).
     func answeredFromCache(_ prepared: inout PreparedRequest, attempt: Int) async -> Bool {
         guard let cache = session.configuration.cache, let url = prepared.urlRequest.url?.absoluteString
         else {
             return false
         }
+        let previous = state.withLock { $0.prepared?.cache }
         var context = prepared.cache ?? CacheContext(policy: nil)
         context.method = prepared.urlRequest.httpMethod ?? "GET"
         context.url = url
@@ -26,10 +31,16 @@ extension RequestCore {
         let key = CacheKey(method: "GET", url: url, credential: credential)
         context.key = key
         prepared.cache = context
-        guard let policy = context.policy, context.method == "GET",
-            !CacheRevalidation.hasOwnConditions(context.requestHeaders)
-        else { return false }
-        let stored = await cache.entry(for: key, request: context.requestHeaders)
+        guard let policy = context.policy, context.method == "GET" || context.method == "HEAD" else {
+            return false
+        }
+        if context.method == "HEAD" {
+            return await answeredHead(&prepared, attempt: attempt, policy: policy, cache: cache)
+        }
+        // A stored partial response counts only for a `Range` within it.
+        let stored = await cache.entry(for: key, request: context.requestHeaders).flatMap {
+            $0.statusCode != 206 || CachePartial.answers($0, request: context.requestHeaders) ? $0 : nil
+        }
         let now = Date()
         var decision = CacheDecision.lookup(stored, request: context.requestHeaders, policy: policy, now: now)
         if policy == .cacheThenNetwork, attempt > 1 {
@@ -39,17 +50,91 @@ extension RequestCore {
                     .revalidate($0, conditionalFields: CacheRevalidation.conditionalFields(for: $0))
                 }
                 ?? .miss
+        } else if attempt > 1, policy != .cacheOnly, previous?.answered == true,
+            previous?.delivery.source == .cache, let entry = stored
+        {
+            // A retry of an attempt the cache answered (a stored 503 that failed validation):
+            // asking the cache again would give the same answer, so the retry asks the server.
+            decision = .revalidate(entry, conditionalFields: CacheRevalidation.conditionalFields(for: entry))
         }
+        let conditions = stored.map { CacheAnswer.conditions($0, request: context.requestHeaders) } ?? .none
+        let answered = follow(
+            decision, conditions: conditions, prepared: &prepared, attempt: attempt, policy: policy, now: now)
+        guard !answered, CacheControl(context.requestHeaders["Cache-Control"]).has("only-if-cached") else {
+            return answered
+        }
+        // `only-if-cached`: what would go to the server is answered with the cache's 504.
+        answer(prepared, attempt: attempt, with: CacheAnswer.gatewayTimeout(url: url, now: now), now: now)
+        return true
+    }
+
+    /// A `HEAD` request is answered from a fresh stored `GET` response (its fields, no body; a
+    /// `304` when the request's own conditions hold); else it is sent as it is, and its `200`
+    /// freshens the stored response (see ``CacheDecision/settle(_:now:)``).
+    private func answeredHead(
+        _ prepared: inout PreparedRequest, attempt: Int, policy: CachePolicy, cache: HTTPCache
+    ) async -> Bool {
+        guard let request = prepared.cache?.requestHeaders, let key = prepared.cache?.key else {
+            return false
+        }
+        let stored = await cache.entry(for: key, request: request).flatMap { $0.statusCode == 206 ? nil : $0 }
+        let now = Date()
+        let answers = policy != .cacheThenNetwork && policy != .reloadIgnoringCache
+        if answers,
+            case .fresh(let entry) = CacheDecision.lookup(stored, request: request, policy: policy, now: now)
+        {
+            switch CacheAnswer.conditions(entry, request: request) {
+            case .sendOn: break
+            case .notModified:
+                answer(prepared, attempt: attempt, with: CacheAnswer.notModified(entry), now: now)
+                return true
+            case .none, .modified:
+                var head = CacheAnswer.unvalidated(entry)
+                head.body = Data()
+                answer(prepared, attempt: attempt, with: head, now: now)
+                return true
+            }
+        }
+        if policy == .cacheOnly || CacheControl(request["Cache-Control"]).has("only-if-cached") {
+            let timeout = prepared.urlRequest.url.map {
+                CacheAnswer.gatewayTimeout(url: $0.absoluteString, now: now)
+            }
+            answer(prepared, attempt: attempt, with: policy == .cacheOnly ? nil : timeout, now: now)
+            return true
+        }
+        prepared.cache?.stored = stored
+        return false
+    }
+
+    /// Carries out a lookup decision (see ``answeredFromCache(_:attempt:)``).
+    /// - Returns: `true` when the cache answered the attempt.
+    private func follow(
+        _ decision: CacheDecision.Lookup, conditions: CacheAnswer.Conditions, prepared: inout PreparedRequest,
+        attempt: Int, policy: CachePolicy, now: Date
+    ) -> Bool {
+        let request = prepared.cache?.requestHeaders ?? [:]
         switch decision {
         case .fresh(let entry):
-            answer(prepared, attempt: attempt, with: entry, now: now)
+            switch conditions {
+            case .sendOn: return false
+            case .notModified:
+                answer(prepared, attempt: attempt, with: CacheAnswer.notModified(entry), now: now)
+            case .none, .modified:
+                let served = CacheAnswer.ranged(CacheAnswer.unvalidated(entry), request: request)
+                answer(prepared, attempt: attempt, with: served, now: now)
+            }
             if policy == .cacheThenNetwork { refreshInBackground(after: attempt) }
             return true
         case .staleWhileRevalidate(let entry):
-            answer(prepared, attempt: attempt, with: entry, now: now)
+            guard conditions == .none, let key = prepared.cache?.key, let cache = session.configuration.cache
+            else { return false }
+            let served = CacheAnswer.ranged(CacheAnswer.unvalidated(entry), request: request)
+            answer(prepared, attempt: attempt, with: served, now: now)
             revalidateInBackground(entry, request: prepared.urlRequest, key: key, cache: cache)
             return true
         case .revalidate(let entry, let fields):
+            // The app's own conditions go to the server as they are: its answer is the app's.
+            guard conditions == .none else { return false }
             prepared.cache?.stored = entry
             for field in fields { prepared.urlRequest.setValue(field.value, forHTTPHeaderField: field.name) }
             return false
@@ -163,10 +248,12 @@ extension RequestCore {
     }
 
     /// Puts a stored response in place of what the attempt received (a 304, or a failure).
-    private func replaceResponse(with entry: CacheEntry, source: ResponseSource, attempt: Int, now: Date) {
-        let delivery = Self.delivery(of: entry, source: source, now: now)
+    /// A `Range` of the request is answered from the stored response as from a fresh one.
+    private func replaceResponse(with stored: CacheEntry, source: ResponseSource, attempt: Int, now: Date) {
+        let delivery = Self.delivery(of: stored, source: source, now: now)
         state.withLock { state in
             guard state.machine.isRunning(attempt: attempt) else { return }
+            let entry = CacheAnswer.ranged(stored, request: state.prepared?.cache?.requestHeaders ?? [:])
             state.response = entry.httpResponse(age: delivery.age).map(ResponseHead.init)
             state.data = entry.body
             state.bytesReceived = Int64(entry.body.count)
@@ -187,11 +274,16 @@ extension RequestCore {
         _ entry: CacheEntry, request: URLRequest, key: CacheKey, cache: HTTPCache
     ) {
         guard cache.beginRevalidation(key, of: entry) else { return }
-        var conditional = request
+        var unconditional = request
+        if entry.statusCode != 206 {
+            // The complete stored response is revalidated, not the range this request asked for.
+            unconditional.setValue(nil, forHTTPHeaderField: "Range")
+        }
+        var conditional = unconditional
         for field in CacheRevalidation.conditionalFields(for: entry) {
             conditional.setValue(field.value, forHTTPHeaderField: field.name)
         }
-        let requestHeaders = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
+        let requestHeaders = HTTPHeaders(unconditional.allHTTPHeaderFields ?? [:])
         let requestTime = Date()
         let events = CollectingEvents(configuration: session.configuration) { data, response, error in
             defer { cache.endRevalidation(key) }

@@ -7,6 +7,10 @@ import NIOHTTP1
 ///   answers `{"id":R,"version":V,"hit":N,"variant":…}` with `Cache-Control: cc`, and optionally
 ///   an `ETag` (`"R-V"`), a `Last-Modified`, a `Vary` field, an `Expires` S seconds ahead, and
 ///   with `age=A` an `Age: A` on full (non-304) responses; `pad=N` adds N bytes to the body.
+///   Full responses also carry `status=S` as their status (default 200) and each `field=Name:Value`
+///   as one more field line, as written (repeat it for several lines); with `range=1` a request's
+///   single `Range: bytes=A-B` (or `A-`, `-N`) gets `206` with that part of the body; with
+///   `headCC=…`, answers to `HEAD` carry that `Cache-Control` instead of `cc`.
 ///   A matching `If-None-Match` (or `If-Modified-Since` with `lastModified=1`) gets `304` with the
 ///   same caching fields. While the resource is switched to failing, it answers that status.
 /// - `POST|PUT|DELETE|PATCH /cache/resource?id=R`: changes the resource (next version) and
@@ -72,7 +76,9 @@ enum CacheRoutes {
                 status: .init(statusCode: state.failing))
         }
         var fields = HTTPHeaders()
-        if let cacheControl = request.queryValue("cc") {
+        if request.method == .HEAD, let cacheControl = request.queryValue("headCC") {
+            fields.add(name: "Cache-Control", value: cacheControl)
+        } else if let cacheControl = request.queryValue("cc") {
             fields.add(name: "Cache-Control", value: cacheControl)
         }
         let etag = "\"\(id)-\(state.version)\""
@@ -100,7 +106,46 @@ enum CacheRoutes {
         for field in fields { response.headers.add(name: field.name, value: field.value) }
         // An age on full responses only: they arrive already this old; a 304 confirms afresh.
         if let age = request.queryValue("age") { response.headers.add(name: "Age", value: age) }
+        return shaped(response, request: request)
+    }
+
+    /// A full response with the `status`, `field` and `range` parameters applied.
+    private static func shaped(_ response: DemoResponse, request: DemoRequest) -> DemoResponse {
+        var response = response
+        if let code = request.queryValue("status").flatMap(Int.init), (200...599).contains(code) {
+            response.status = HTTPResponseStatus(statusCode: code)
+        }
+        for item in request.queryItems where item.name == "field" {
+            guard let colon = item.value.firstIndex(of: ":") else { continue }
+            let name = String(item.value[..<colon])
+            let value = String(item.value[item.value.index(after: colon)...]).trimmingCharacters(
+                in: .whitespaces)
+            guard EchoRoutes.isToken(name), EchoRoutes.isFieldValue(value) else { continue }
+            response.headers.add(name: name, value: value)
+        }
+        guard request.queryValue("range") == "1", let body = response.body,
+            let range = request.headers.first(name: "Range").flatMap({ byteRange($0, length: body.count) })
+        else { return response }
+        response.status = .partialContent
+        response.headers.add(
+            name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(body.count)")
+        response.body = Array(body[range])
         return response
+    }
+
+    /// One satisfiable range of `bytes=A-B`, `bytes=A-` or `bytes=-N` within `length` bytes.
+    private static func byteRange(_ value: String, length: Int) -> ClosedRange<Int>? {
+        guard value.hasPrefix("bytes="), !value.contains(","), length > 0 else { return nil }
+        let parts = value.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        if parts[0].isEmpty {
+            guard let suffix = Int(parts[1]), suffix > 0 else { return nil }
+            return max(0, length - suffix)...(length - 1)
+        }
+        guard let first = Int(parts[0]), first < length else { return nil }
+        let last = parts[1].isEmpty ? length - 1 : min(Int(parts[1]) ?? -1, length - 1)
+        guard last >= first else { return nil }
+        return first...last
     }
 
     private static func httpDate(_ date: Date) -> String {

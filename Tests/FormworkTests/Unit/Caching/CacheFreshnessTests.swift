@@ -56,4 +56,25 @@ struct CacheFreshnessTests {
         #expect(age(["Date": HTTPDate.string(from: now - 100)], now) == 100)
         #expect(age(["Age": "junk"], now) == 2)
     }
+
+    @Test(
+        "Age as a list (one line, or lines joined) counts its first member; an invalid first member is ignored",
+        arguments: [("7200, 0", 7200.0), ("7200,0", 7200), (" 30 , 7200", 30), ("x, 7200", 0), ("", 0)])
+    func ageList(value: String, expected: TimeInterval) {
+        let age = CacheFreshness.currentAge(
+            headers: ["Age": value], requestTime: now, responseTime: now, now: now)
+        #expect(age == expected)
+        #expect(CacheFreshness.ageValue(value) == (expected > 0 ? Int(expected) : nil))
+    }
+
+    @Test(
+        "A malformed Expires means already stale (RFC 9111 §5.3)",
+        arguments: [
+            "Fri, 01 Jan 2100 00:00:00 UTC", "Fri 01 Jan 2100 00:00:00 GMT", "Fri,  01 Jan 2100 00:00:00 GMT",
+            "Fri, 01-Jan-2100 00:00:00 GMT", "Fri, 01 Jan 2100 00.00.00 GMT", "Fri, 01 Jan 2100 0:00:00 GMT",
+        ])
+    func malformedExpires(value: String) {
+        #expect(lifetime(["Expires": value]) == 0)
+        #expect(lifetime(["Expires": "Fri, 01 Jan 2100 00:00:00 GMT"]) > 0)
+    }
 }

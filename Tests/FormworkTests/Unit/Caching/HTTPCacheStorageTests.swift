@@ -174,4 +174,42 @@ struct HTTPCacheStorageTests {
         let file = try scratch.write(Data("x".utf8), to: "plain-file")
         #expect(throws: NetworkError.self) { try HTTPCache(directory: file.appendingPathComponent("sub")) }
     }
+
+    @Test("A response that sets cookies is kept in memory only: no cache file holds a cookie")
+    func cookiesStayInMemory() async throws {
+        let scratch = try ScratchDirectory("cache")
+        defer { scratch.remove() }
+        let cache = try HTTPCache(directory: scratch.url)
+        var withCookie = entry(body: "cookie")
+        withCookie.headers["Set-Cookie"] = "session=secret"
+        cache.store(entry(body: "plain"), for: key())
+        await cache.waitForPendingWrites()
+        #expect(cache.fileNames().count == 1)
+        cache.store(withCookie, for: key())
+        await cache.waitForPendingWrites()
+        #expect(await cache.entry(for: key(), request: [:])?.headers["Set-Cookie"] == "session=secret")
+        // The older file of the same response is gone too, and nothing on disk names the cookie.
+        #expect(cache.fileNames().isEmpty)
+        #expect(cache.diskUsage == 0)
+        let restarted = try HTTPCache(directory: scratch.url)
+        #expect(await restarted.entry(for: key(), request: [:]) == nil)
+    }
+
+    @Test("A stored 206 sits beside the complete response; the complete one is found first")
+    func partialBesideComplete() async throws {
+        let scratch = try ScratchDirectory("cache")
+        defer { scratch.remove() }
+        let cache = try HTTPCache(directory: scratch.url)
+        var part = entry(body: "part")
+        part.statusCode = 206
+        part.headers["Content-Range"] = "bytes 0-3/10"
+        cache.store(part, for: key())
+        #expect(await cache.entry(for: key(), request: [:])?.statusCode == 206)
+        cache.store(entry(body: "complete"), for: key())
+        await cache.waitForPendingWrites()
+        #expect(await cache.entry(for: key(), request: [:])?.statusCode == 200)
+        let restarted = try HTTPCache(directory: scratch.url)
+        #expect(await restarted.entry(for: key(), request: [:])?.statusCode == 200)
+        #expect(restarted.fileNames().count == 2)
+    }
 }

@@ -45,6 +45,8 @@ struct MemoryCheck {
         usage: MemoryCheck download|download-rest|download-ignore|download-chunked|upload
                            [--size BYTES] [--limit-mib MIB] [--link rtt=40ms,rate=400mbit]
                MemoryCheck stream [--seconds S] [--rate R] [--limit-mib MIB]
+               MemoryCheck stream-flood [--events N] [--size B] [--pause-after K] [--pause S]
+                                        [--per-event-ms M] [--transport urlsession|ahc] [--limit-mib MIB]
                MemoryCheck requests [--count N] [--transport urlsession|ahc] [--limit-mib MIB]
                MemoryCheck soak [--count N] [--transport urlsession|ahc] [--limit-mib MIB]
         """
@@ -53,6 +55,8 @@ struct MemoryCheck {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let mode = arguments.first ?? "download"
         if mode == "stream" { return await StreamMemory.run(arguments) }  // issue 15: a long event stream
+        // Issue 23: a fast stream and a slow reader, in bounded memory and without losing an event.
+        if mode == "stream-flood" { return await StreamFloodMemory.run(arguments) }
         // Finished requests are released: many small requests in constant memory.
         if mode == "requests" { return await RequestsMemory.run(arguments) }
         // Nothing of a cancelled, failed or shared request stays: a soak with cancels.

@@ -7,6 +7,9 @@
 enum TransportUnderTest {
     /// The transport's name, for reports.
     static let name = "URLSession"
+    /// Whether the transport applies `Set-Cookie` to a cookie storage of its own
+    /// (URLSession keeps `Set-Cookie` in `HTTPCookieStorage.shared`).
+    static let storesCookies = true
     /// Whether every body byte read before a server cuts the connection reaches Formwork (the
     /// download suites then pin resumes to the exact byte of the cut).
     static let keepsEveryByteBeforeACut = true

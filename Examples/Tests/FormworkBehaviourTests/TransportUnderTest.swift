@@ -9,6 +9,9 @@ import FormworkAsyncHTTPClient
 enum TransportUnderTest {
     /// The transport's name, for reports.
     static let name = "AsyncHTTPClient"
+    /// Whether the transport applies `Set-Cookie` to a cookie storage of its own
+    /// (AsyncHTTPClient has no cookie storage).
+    static let storesCookies = false
     /// Whether every body byte read before a server cuts the connection reaches Formwork: not
     /// here. AsyncHTTPClient drops the body parts it had buffered when the connection fails, so
     /// a cut download keeps up to the cut, and the download suites check that its resume asks

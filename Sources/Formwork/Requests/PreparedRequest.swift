@@ -66,10 +66,13 @@ struct PreparedRequest: Sendable {
     /// What the transport sends for this attempt.
     /// - Parameters:
     ///   - isObserved: Whether anything watches the exchange as it moves.
-    ///   - bodyMayBlock: Whether receiving the body may block (it goes to disk).
-    func transportRequest(isObserved: Bool, bodyMayBlock: Bool) -> TransportRequest {
-        TransportRequest(
-            urlRequest: urlRequest, body: transportBody, isObserved: isObserved, bodyMayBlock: bodyMayBlock)
+    ///   - pacing: How long receiving the body may block (see ``SinkPacing``).
+    func transportRequest(isObserved: Bool, pacing: SinkPacing) -> TransportRequest {
+        var request = TransportRequest(
+            urlRequest: urlRequest, body: transportBody, isObserved: isObserved,
+            bodyMayBlock: pacing != .never)
+        request.waitsForReader = pacing == .reader
+        return request
     }
 
     /// The size of the body, when it is known without reading it.

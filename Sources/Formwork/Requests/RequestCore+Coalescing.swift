@@ -33,8 +33,7 @@ extension RequestCore {
     func makeOrJoinTask(
         _ prepared: PreparedRequest, attempt: Int, atCompletion: Bool, state: inout State
     ) -> AttemptTask {
-        let request = prepared.transportRequest(
-            isObserved: !atCompletion, bodyMayBlock: sink?.bodyMayBlock ?? false)
+        let request = prepared.transportRequest(isObserved: !atCompletion, pacing: sink?.pacing ?? .never)
         guard let key = coalescingKey(for: prepared) else {
             state.flight = nil
             let task = session.transport.makeTask(

@@ -185,8 +185,14 @@ public final class RequestCore: Sendable {
     }
 
     func run(attempt: Int) async {
-        // An invalidated session starts nothing new; a request it runs already goes on.
-        if let refusal = session.admit(self) {
+        // An invalidated session starts nothing new; a request it runs already goes on. Counted as
+        // running in the locked step that sees the attempt still to build: a request cancelled
+        // before this run is never counted (nothing would uncount it).
+        let refusal = state.withLock { state -> NetworkError? in
+            guard state.machine.phase == .adapting, state.machine.attempt == attempt else { return nil }
+            return session.admit(self)
+        }
+        if let refusal {
             perform(state.withLock { $0.event { $0.adaptFailed(attempt: attempt) } }, reported: refusal)
             return
         }

@@ -60,7 +60,8 @@ extension Session {
     }
 
     /// Counts `core` as running, unless the session was invalidated. Idempotent for a request
-    /// that runs already (its next attempt).
+    /// that runs already (its next attempt). Called under the request's lock (lock order: a
+    /// request's, then the session's `lifetime`; nothing calls into a request under the latter).
     /// - Returns: `nil` when admitted, or the error the request must fail with.
     func admit(_ core: RequestCore) -> NetworkError? {
         let admitted = lifetime.withLock { lifetime -> Bool in

@@ -91,7 +91,7 @@ final class StreamSink: ResponseSink {
     // MARK: ResponseSink
 
     /// A reader that falls behind slows the transport down (``StreamBufferPolicy/slowDown``).
-    var bodyMayBlock: Bool { buffer.policy == .slowDown }
+    var pacing: SinkPacing { buffer.policy == .slowDown ? .reader : .never }
 
     func open(_ response: HTTPURLResponse, attempt: Int) -> SinkDecision {
         let (accepted, isOpen) = state.withLock { state -> (Bool, Bool) in

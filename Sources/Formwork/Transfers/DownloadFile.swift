@@ -170,7 +170,7 @@ final class DownloadFile: ResponseSink {
     // MARK: ResponseSink
 
     /// Writing to disk may fall behind the network: the transport waits for it.
-    var bodyMayBlock: Bool { true }
+    var pacing: SinkPacing { .disk }
 
     func open(_ response: HTTPURLResponse, attempt: Int) -> SinkDecision {
         let status = response.statusCode

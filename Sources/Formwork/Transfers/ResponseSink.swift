@@ -16,9 +16,18 @@ protocol ResponseSink: AnyObject, Sendable {
     /// status.
     func isComplete(attempt: Int) -> Bool
     /// Whether `write` may block its caller (the transport's delivery thread) until the sink can
-    /// take more: the disk falls behind, or a stream's reader does (see
-    /// ``TransportRequest/bodyMayBlock``).
-    var bodyMayBlock: Bool { get }
+    /// take more, and for how long (see ``TransportRequest/bodyMayBlock``).
+    var pacing: SinkPacing { get }
+}
+
+/// How long a sink's `write` may block the transport's delivery thread.
+enum SinkPacing: Sendable, Equatable {
+    /// Never: it takes every chunk at once.
+    case never
+    /// For a disk write that fell behind the network (downloads).
+    case disk
+    /// For as long as an app's reader takes to catch up (streams with `slowDown`).
+    case reader
 }
 
 /// Where a response body goes.

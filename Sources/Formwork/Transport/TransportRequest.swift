@@ -42,8 +42,14 @@ public struct TransportRequest: Sendable {
     /// response head, the whole body and the end together, once the response is complete.
     public var isObserved: Bool
     /// Whether ``TransportEvents/receiveBody(_:)`` may block for a while (the body goes to
-    /// a file on disk). A transport that runs on an event loop must then call it elsewhere.
+    /// a file on disk, or to a stream's reader that fell behind). A transport that runs on an
+    /// event loop must then call it elsewhere.
     public var bodyMayBlock: Bool
+    /// Whether ``TransportEvents/receiveBody(_:)`` may block for as long as an app's reader
+    /// takes (a stream with ``StreamBufferPolicy/slowDown``), not only for a disk write. The
+    /// built-in transport carries such an exchange on a `URLSession` of its own, so that its wait
+    /// never holds the callbacks of the session's other requests.
+    var waitsForReader = false
 
     /// Creates the request of one exchange.
     /// - Parameters:

@@ -146,7 +146,9 @@ struct HTTPCacheConformanceTests {
         defer { cookies().forEach(storage.deleteCookie) }
         let first = await fetch(ConformanceForm(url: url), session: session)
         #expect(first.source == .network)
-        #expect(cookies().count == 1)
+        // The transport's own cookie handling took the cookie (URLSession's; the AsyncHTTPClient
+        // transport has none, so nothing there can apply it twice either).
+        #expect(cookies().count == (TransportUnderTest.storesCookies ? 1 : 0))
         // The app forgets the cookie (a sign-out); the stored response must not bring it back.
         cookies().forEach(storage.deleteCookie)
         let second = await fetch(ConformanceForm(url: url), session: session)

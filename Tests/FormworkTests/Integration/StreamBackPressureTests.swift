@@ -38,6 +38,31 @@ extension TimingSensitiveSuites {
             #expect(stream.bufferPolicy == .slowDown)
         }
 
+        @Test("A reader that awaits a request on the same session for each event keeps going")
+        func readerAwaitingTheSameSession() async throws {
+            // The stream's wait for its reader must not hold the callbacks of the session's other
+            // requests (over URLSession they shared one delivery queue: the reader waited for itself).
+            let session = Session()
+            let count = 400
+            let detail = TestForm(url: try await DemoServer.url("/json/array"))
+            let stream = client.stream(
+                TestForm(url: try await floodURL(streamKey(), count: count)), session: session,
+                bufferLimit: 8 * 1024)
+            let reading = Task {
+                var received = 0
+                for try await _ in stream.events() {
+                    _ = try await client.request(detail, session: session).data()
+                    received += 1
+                }
+                return received
+            }
+            let finished = await eventually("the reader got through every event", within: 120) {
+                stream.isFinished
+            }
+            if !finished { reading.cancel() }
+            #expect(try await reading.value == count)
+        }
+
         @Test("While the reader is a whole buffer behind, the stream holds at most its limit")
         func slowReaderHoldsAtMostTheLimit() async throws {
             let limit = 64 * 1024

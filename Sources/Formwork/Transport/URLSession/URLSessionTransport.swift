@@ -67,8 +67,25 @@ final class URLSessionTransport: Transport {
         }
         let link = URLSessionTaskLink(
             events: events, deliversAtCompletion: !request.isObserved, makeStream: makeStream)
-        let (urlSession, router, isObserved) = (self.urlSession, self.router, request.isObserved)
-        let (finalRequest, bodyFile) = (urlRequest, file)
+        let (finalRequest, bodyFile, isObserved) = (urlRequest, file, request.isObserved)
+        if request.waitsForReader {
+            // Its body waits for an app's reader: on a URLSession (and delivery queue) of its own,
+            // so that the wait never holds the callbacks of the session's other requests (a
+            // reader awaiting one of them would wait for itself). Made when the task starts, and
+            // invalidated once its task is under way (it ends with the task).
+            let (shared, router) = (self.urlSession, URLSessionTransportDelegate())
+            return URLSessionTransportTask(router: router, link: link) {
+                let own = URLSession(
+                    configuration: shared.configuration, delegate: router,
+                    delegateQueue: DeliveryQueue(name: "org.formwork.session.stream"))
+                let task =
+                    bodyFile.map { own.uploadTask(with: finalRequest, fromFile: $0) }
+                    ?? own.dataTask(with: finalRequest)
+                router.register(task, link: link)
+                return (task, own)
+            }
+        }
+        let (urlSession, router) = (self.urlSession, self.router)
         return URLSessionTransportTask(router: router, link: link) {
             let task: URLSessionTask
             if isObserved {
@@ -88,7 +105,7 @@ final class URLSessionTransport: Transport {
             }
             // Also for completion-handler tasks: redirects and authentication challenges need it.
             router.register(task, link: link)
-            return task
+            return (task, nil)
         }
     }
 }
@@ -110,15 +127,16 @@ final class URLSessionTransportTask: TransportTask {
     private let phase = Protected(Phase.waiting)
     private let router: URLSessionTransportDelegate
     private let link: URLSessionTaskLink
-    private let make: @Sendable () -> URLSessionTask
+    private let make: @Sendable () -> (task: URLSessionTask, ownSession: URLSession?)
 
     /// - Parameters:
     ///   - router: The delegate that routes the task's callbacks.
     ///   - link: The task's link to its events.
-    ///   - make: Makes the URLSession task (not resumed) and registers it with `router`.
+    ///   - make: Makes the URLSession task (not resumed) and registers it with `router`; and the
+    ///     URLSession made for this task alone, if any (invalidated once the task is resumed).
     init(
         router: URLSessionTransportDelegate, link: URLSessionTaskLink,
-        make: @escaping @Sendable () -> URLSessionTask
+        make: @escaping @Sendable () -> (task: URLSessionTask, ownSession: URLSession?)
     ) {
         self.router = router
         self.link = link
@@ -150,7 +168,7 @@ final class URLSessionTransportTask: TransportTask {
 
     private func start() {
         guard case .waiting = phase.withLock({ $0 }) else { return }
-        let task = make()
+        let (task, ownSession) = make()
         let started = phase.withLock { phase -> Bool in
             guard case .waiting = phase else { return false }
             phase = .running(task)
@@ -160,9 +178,12 @@ final class URLSessionTransportTask: TransportTask {
             // Cancelled while the task was being made.
             router.unregister(task)
             task.cancel()
+            ownSession?.invalidateAndCancel()
             return
         }
         task.resume()
+        // A URLSession of the task's own ends with it: its connection, queue and delegate go.
+        ownSession?.finishTasksAndInvalidate()
     }
 
     /// Cancels the task and stops routing its callbacks at once (its events are over for

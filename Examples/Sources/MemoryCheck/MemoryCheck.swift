@@ -49,6 +49,7 @@ struct MemoryCheck {
                                         [--per-event-ms M] [--transport urlsession|ahc] [--limit-mib MIB]
                MemoryCheck requests [--count N] [--transport urlsession|ahc] [--limit-mib MIB]
                MemoryCheck soak [--count N] [--transport urlsession|ahc] [--limit-mib MIB]
+               MemoryCheck sessions [--count N] [--transport urlsession|ahc] [--slack K]
         """
 
     static func main() async {
@@ -61,6 +62,8 @@ struct MemoryCheck {
         if mode == "requests" { return await RequestsMemory.run(arguments) }
         // Nothing of a cancelled, failed or shared request stays: a soak with cancels.
         if mode == "soak" { return await SoakMemory.run(arguments) }
+        // Dropped and invalidated sessions give back their descriptors and threads.
+        if mode == "sessions" { return await SessionsCheck.run(arguments) }
         let size = value(after: "--size", in: arguments).flatMap(Int64.init) ?? 1 << 30
         let limit = (value(after: "--limit-mib", in: arguments).flatMap(Int64.init) ?? 64) << 20
         let query = downloadModes.first { $0.key == mode }?.value

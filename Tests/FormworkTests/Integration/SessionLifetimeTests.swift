@@ -7,22 +7,22 @@ import Testing
 /// A session holds its transport, connections and threads while it is used, and not after it is
 /// dropped or invalidated: services that make a session per tenant or user must not run out of
 /// descriptors (a dropped session once kept 3 sockets for good: each coalesced request's shared
-/// task and its `URLSession` kept each other alive).
+/// task kept its `URLSession` task alive, and with it the `URLSession`). The descriptors and
+/// threads themselves are counted by `MemoryCheck sessions`, in a process of its own.
 @Suite("Session lifetime against the demo server", .serialized, .timeLimit(.minutes(5)))
 struct SessionLifetimeTests {
     let client = Client()
 
-    @Test("1,000 sessions made and dropped, one request each, give back their descriptors and threads")
-    func droppedSessionsReleaseEverything() async throws {
-        try await expectResourcesComeBack(after: 1_000) { form in
-            try await sendOnce(form, on: Session())
+    @Test("1,000 sessions made and dropped, one request each, are released with their URLSessions")
+    func droppedSessionsAreReleased() async throws {
+        try await expectReleased(rounds: 1_000) { form, session in
+            try await sendOnce(form, on: session)
         }
     }
 
-    @Test("1,000 sessions invalidated after one request each give back their descriptors and threads")
-    func invalidatedSessionsReleaseEverything() async throws {
-        try await expectResourcesComeBack(after: 1_000) { form in
-            let session = Session()
+    @Test("1,000 sessions invalidated after one request each are released with their URLSessions")
+    func invalidatedSessionsAreReleased() async throws {
+        try await expectReleased(rounds: 1_000) { form, session in
             try await sendOnce(form, on: session)
             session.invalidate()
         }
@@ -71,27 +71,29 @@ struct SessionLifetimeTests {
         #expect(!Session.default.isReleased)
     }
 
-    /// Warms up (the first session and request start what the process keeps anyway: the
-    /// transport's shared threads, the harness's connection to the demo server), runs `body`
-    /// `rounds` times, and expects descriptors and threads to come back within 16 of where they
-    /// were after the warm-up.
-    private func expectResourcesComeBack(
-        after rounds: Int, sourceLocation: SourceLocation = #_sourceLocation,
-        _ body: (TestForm) async throws -> Void
+    /// Makes `rounds` sessions, runs `body` with each, drops them, and expects every one of them
+    /// released, and with it the `URLSession` the built-in transport made for it (its sockets and
+    /// threads: counting those, process-wide, is `MemoryCheck sessions`, apart from other suites).
+    private func expectReleased(
+        rounds: Int, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: (TestForm, Session) async throws -> Void
     ) async throws {
         let form = TestForm(url: try await DemoServer.url("/json/array"))
-        try await body(form)
-        guard let baseline = ProcessResources.now() else { return }  // no /proc: nothing to count
+        let sessions = WeakObjects()
+        let urlSessions = WeakObjects()
         for _ in 0..<rounds {
-            try await body(form)
+            let session = Session()
+            try await body(form, session)
+            sessions.add(session)
+            if let builtIn = session.urlSessionTransport { urlSessions.add(builtIn.urlSession) }
         }
-        var now = baseline
+        await eventually("every session released (\(sessions.alive) alive)", sourceLocation: sourceLocation) {
+            sessions.alive == 0
+        }
         await eventually(
-            "descriptors and threads back within 16 of \(baseline) (last seen: \(now))",
-            sourceLocation: sourceLocation
+            "every URLSession released (\(urlSessions.alive) alive)", sourceLocation: sourceLocation
         ) {
-            now = ProcessResources.now() ?? baseline
-            return now.isWithin(16, of: baseline)
+            urlSessions.alive == 0
         }
     }
 

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import Formwork
+
 /// Waits until `condition` holds, checking it again every millisecond or so, and records an
 /// issue naming `what` if it still does not hold after `seconds`. The one bounded wait of the
 /// suites that are new or changed since it came: no fixed sleeps, no wall-clock bound on the
@@ -27,25 +29,19 @@ func eventually(
     return true
 }
 
-/// What the process holds of the operating system: open file descriptors and threads (read from
-/// `/proc/self` on Linux; `nil` where there is no `/proc`).
-struct ProcessResources: Equatable, CustomStringConvertible {
-    let descriptors: Int
-    let threads: Int
-
-    /// Now, or `nil` without `/proc`.
-    static func now() -> ProcessResources? {
-        let files = FileManager.default
-        guard let descriptors = try? files.contentsOfDirectory(atPath: "/proc/self/fd"),
-            let threads = try? files.contentsOfDirectory(atPath: "/proc/self/task")
-        else { return nil }
-        return ProcessResources(descriptors: descriptors.count, threads: threads.count)
+/// Weak references to objects, to check that they were released.
+final class WeakObjects: Sendable {
+    private struct Reference: @unchecked Sendable {  // only read for `nil` under the lock
+        weak var object: AnyObject?
     }
 
-    var description: String { "\(descriptors) descriptors, \(threads) threads" }
+    private let references = Protected([Reference]())
 
-    /// Whether neither count is more than `slack` above `baseline`'s.
-    func isWithin(_ slack: Int, of baseline: ProcessResources) -> Bool {
-        descriptors <= baseline.descriptors + slack && threads <= baseline.threads + slack
+    /// Adds `object`.
+    func add(_ object: AnyObject) {
+        references.withLock { $0.append(Reference(object: object)) }
     }
+
+    /// How many of the objects are still alive.
+    var alive: Int { references.withLock { $0.filter { $0.object != nil }.count } }
 }

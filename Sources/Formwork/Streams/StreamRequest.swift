@@ -56,7 +56,8 @@ public final class StreamRequest: Request {
     ///
     /// When a connection drops or ends, the stream reconnects after the server's `retry:` (see
     /// ``StreamReconnection``), sending `Last-Event-ID`: adapters, the authenticator (a token
-    /// refresh on 401) and event monitors run for every connection. A 204 ends the sequence
+    /// refresh on 401) and event monitors run for every connection; with
+    /// ``StreamReconnection/never`` the sequence ends with the first connection. A 204 ends the sequence
     /// normally. Any other status, or a `Content-Type` other than `text/event-stream`, fails it
     /// for good with a ``NetworkError``.
     /// - Returns: The events, in order.

@@ -167,13 +167,14 @@ final class StreamSink: ResponseSink {
 
     /// Checks how a connection of an event stream ended (run as the request's last validator):
     /// a clean end of a 200 `text/event-stream` is a reason to reconnect, reported as
-    /// ``EventStreamRule/EndOfConnection``.
+    /// ``EventStreamRule/EndOfConnection``, unless the stream never reconnects.
     func checkEnd(_ response: HTTPURLResponse) throws {
         let (mode, rejection) = state.withLock { ($0.mode, $0.rejection) }
         guard mode == .events else { return }
         if let rejection { throw rejection }
         if let failure = EventStreamRule.rejection(of: response) { throw failure }
-        if response.statusCode == 200 { throw EventStreamRule.EndOfConnection() }
+        // A stream that does not reconnect ends cleanly with its connection.
+        if response.statusCode == 200, reconnection.reconnects { throw EventStreamRule.EndOfConnection() }
     }
 
     /// The wait before reconnecting after `failure`, or `nil` when the stream must not reconnect.

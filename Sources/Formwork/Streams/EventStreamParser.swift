@@ -46,6 +46,8 @@ public struct EventStreamParser: Sendable {
     public private(set) var lastEventID = ""
     /// The reconnection time in milliseconds from the latest valid `retry:` field, if any.
     private(set) var retry: Int?
+    /// Whether a block was dispatched yet (so ``lastEventID`` was set by these bytes).
+    private(set) var hasDispatched = false
 
     /// The reconnection time the stream asked for with its latest valid `retry:` field (all ASCII
     /// digits, in milliseconds), in seconds; `nil` until one came. It changes as soon as the field
@@ -120,6 +122,7 @@ public struct EventStreamParser: Sendable {
 
     private mutating func dispatch() -> ServerSentEvent? {
         lastEventID = lastEventIDBuffer
+        hasDispatched = true
         defer {
             dataBuffer.removeAll(keepingCapacity: true)
             hasData = false

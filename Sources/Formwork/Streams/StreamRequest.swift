@@ -113,8 +113,11 @@ public final class StreamRequest: Request {
         }
     }
 
-    private func read<Element: Sendable>(
-        _ mode: StreamMode, transform: @escaping @Sendable (StreamItem) -> Result<Element, NetworkError>?
+    /// A reader for `mode`: `transform` turns items into elements (`nil` skips one); `closing` is
+    /// handed over when the stream ends.
+    func read<Element: Sendable>(
+        _ mode: StreamMode, closing: Element? = nil,
+        transform: @escaping @Sendable (StreamItem) -> Result<Element, NetworkError>?
     ) -> StreamSequence<Element> {
         let conflict: NetworkError? =
             sink.choose(mode)
@@ -122,7 +125,8 @@ public final class StreamRequest: Request {
             : NetworkError(
                 .requestBuildFailed,
                 failureReason: "This stream is already read another way; a stream is read one way only.")
-        return StreamSequence(core: core, buffer: sink.buffer, conflict: conflict, transform: transform)
+        return StreamSequence(
+            core: core, buffer: sink.buffer, conflict: conflict, transform: transform, closing: closing)
     }
 
     /// Shows loading UI until the stream's first item arrives (or the request ends without one).

@@ -111,4 +111,23 @@ struct StreamUpdatesTests {
         _ = try request.sink.write(Data("\n".utf8))
         #expect(request.lastEventID == "9")
     }
+
+    @Test("A connection that ends before it dispatches anything keeps the Last-Event-ID of the one before")
+    func quietConnectionKeepsLastEventID() async throws {
+        let url = "https://api.example.com/quiet"
+        let stubs = StubRegistry()
+        let stream = { (text: String) in
+            StubResponse(headers: ["Content-Type": "text/event-stream"], body: Data(text.utf8), chunkSize: 4)
+        }
+        stubs.stub(
+            .get, url,
+            [
+                stream("retry: 1\nid: 5\ndata: a\n\n"), stream(": nothing yet\nid: 6\ndata: cut"),
+                StubResponse(statusCode: 204),
+            ])
+        let events = try await collect(
+            Client().stream(TestForm(url: url), session: Session(stubs: stubs)).events())
+        #expect(events.map(\.data) == ["a"])
+        #expect(stubs.requests.map { $0.value(forHTTPHeaderField: "Last-Event-ID") } == [nil, "5", "5"])
+    }
 }

@@ -9,7 +9,8 @@ import Foundation
 /// }
 /// ```
 ///
-/// Read it one way, with one reader at a time: the first of ``events()``, ``lines()``,
+/// Read it one way, with one reader at a time: the first of ``events()`` (or ``updates()``, the
+/// same events with the connection's changes), ``lines()``,
 /// ``jsonLines(of:decoder:skippingInvalidLines:)`` or ``chunks()`` chooses. Reading starts the
 /// request; leaving the loop, or cancelling the reading `Task`, cancels it.
 ///

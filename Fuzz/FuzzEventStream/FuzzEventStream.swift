@@ -14,13 +14,13 @@ public func fuzzEventStream(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
     let bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
 
     var whole = EventStreamParser()
-    let expected = whole.events(bytes)
+    let expected = whole.feed(bytes)
     var chunked = EventStreamParser()
     var events: [ServerSentEvent] = []
     var start = 0
     while start < bytes.count {
         let end = min(bytes.count, start + step)
-        events += chunked.events(bytes[start..<end])
+        events += chunked.feed(bytes[start..<end])
         start = end
     }
     guard events == expected, chunked.lastEventID == whole.lastEventID, chunked.retry == whole.retry else {

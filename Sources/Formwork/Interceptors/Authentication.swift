@@ -18,6 +18,14 @@ public protocol Authenticator: Sendable {
     ///   - request: The request to change.
     func apply(_ credential: Credential, to request: inout URLRequest)
 
+    /// Gets the first credential, when the interceptor has none (it was created with `nil`): from
+    /// the keychain, a sign-in, a token endpoint. Called when a request needs the credential,
+    /// once for any number of requests that need it at the same time, before any of them is sent;
+    /// called again by a later request when it returned `nil` or threw. Defaults to `nil`.
+    /// - Returns: The credential, or `nil` to send requests without one.
+    /// - Throws: Any error: the requests waiting for it fail with it (as an adapter's error).
+    func fetchCredential() async throws -> Credential?
+
     /// Gets a new credential (e.g. with a refresh token). Called once for any number of requests
     /// that failed at the same time.
     /// - Parameter credential: The credential that stopped working.
@@ -40,6 +48,10 @@ public protocol Authenticator: Sendable {
 }
 
 extension Authenticator {
+    /// No credential: requests go without one until the interceptor is given one.
+    /// - Returns: `nil`.
+    public func fetchCredential() async throws -> Credential? { nil }
+
     /// A 401.
     public func isAuthenticationFailure(_ error: NetworkError) -> Bool {
         error.statusCode == 401
@@ -67,7 +79,8 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestAdapter, 
     /// Creates an interceptor.
     /// - Parameters:
     ///   - authenticator: Applies and refreshes the credential.
-    ///   - credential: The credential to start with, if any.
+    ///   - credential: The credential to start with; `nil` to have the authenticator fetch it
+    ///     (``Authenticator/fetchCredential()``) when the first request needs it.
     ///   - maximumReplays: How often one request may be replayed after a refresh (default 1).
     public init(authenticator: A, credential: A.Credential?, maximumReplays: Int = 1) {
         self.authenticator = authenticator
@@ -85,7 +98,8 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestAdapter, 
         get async { await store.refreshCount }
     }
 
-    /// Applies the current credential, refreshing it first if it says it has expired.
+    /// Applies the current credential, fetching it first when there is none yet
+    /// (``Authenticator/fetchCredential()``) and refreshing it first if it says it has expired.
     /// - Parameter request: The request.
     /// - Returns: The request with the credential.
     public func adapt(_ request: URLRequest) async throws -> URLRequest {
@@ -112,15 +126,38 @@ private actor CredentialStore<A: Authenticator> {
     private(set) var credential: A.Credential?
     private(set) var refreshCount = 0
     private var refreshing: Task<A.Credential, any Error>?
+    /// The one fetch of the first credential in flight (``Authenticator/fetchCredential()``).
+    private var fetching: Task<A.Credential?, any Error>?
 
     init(authenticator: A, credential: A.Credential?) {
         self.authenticator = authenticator
         self.credential = credential
     }
 
-    /// The credential to send, refreshed first if it says it has expired.
+    /// The credential to send: fetched first when there is none, refreshed first if it says it
+    /// has expired.
     func validCredential() async throws -> A.Credential? {
         if let refreshing { return try await refreshing.value }
+        if credential == nil {
+            if fetching == nil {
+                let authenticator = self.authenticator
+                fetching = Task { try await authenticator.fetchCredential() }
+            }
+            let task = fetching
+            let fetched: A.Credential?
+            do {
+                fetched = try await task?.value
+            } catch {
+                if fetching == task { fetching = nil }  // a later request asks again
+                throw error
+            }
+            if fetching == task {
+                fetching = nil
+                // A refresh that ran meanwhile wins over what was fetched.
+                if credential == nil { credential = fetched }
+            }
+            if let refreshing { return try await refreshing.value }
+        }
         guard let credential else { return nil }
         guard credential.requiresRefresh else { return credential }
         return try await runRefresh(from: credential)

@@ -59,8 +59,8 @@ public final class RequestModel<Value: Sendable> {
     public internal(set) var message: String?
 
     /// Where the connection of the stream that drives the model stands (see
-    /// ``StreamConnectionState``): `connecting`, `open`, `reconnecting(after:)` after a drop, and
-    /// `closed` when the stream ends. ``StreamConnectionState/idle`` when no stream drives it.
+    /// ``StreamConnectionState``): `connecting`, `open`, `lost` when an open connection ends,
+    /// `reconnecting(after:)` after it, and `closed` when the stream ends. ``StreamConnectionState/idle`` when no stream drives it.
     /// Changed on the main actor, throttled with ``value`` (at most one change of either per frame).
     public internal(set) var connection: StreamConnectionState = .idle
 

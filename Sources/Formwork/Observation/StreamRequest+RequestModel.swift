@@ -11,7 +11,7 @@ extension StreamRequest {
     ///
     /// The model reads the stream (read it no other way): ``RequestModel/phase`` is
     /// ``RequestModel/Phase/loading`` while the stream runs, reconnections included, and
-    /// ``RequestModel/connection`` goes `connecting`, `open`, `reconnecting(after:)` after a drop,
+    /// ``RequestModel/connection`` goes `connecting`, `open`, `lost` and `reconnecting(after:)` after a drop,
     /// and so on, until `closed`. When events arrive faster than a screen can show them, the
     /// model changes at most once per frame (1/60 s) with the newest event; the last event is
     /// always shown. At the end the phase is ``RequestModel/Phase/succeeded(_:)`` with the last

@@ -1,58 +1,91 @@
-/// Turns the bytes of one `text/event-stream` connection, fed in chunks of any size, into events,
-/// following the WHATWG HTML "Server-sent events" rules for interpreting an event stream:
+import Foundation
+
+/// Turns the bytes of one `text/event-stream` connection, fed in chunks of any size, into
+/// ``ServerSentEvent`` values: the parser ``StreamRequest/events()`` uses, for an app that has the
+/// bytes from elsewhere (a WebSocket, a file, its own transport).
+///
+/// ```swift
+/// var parser = EventStreamParser()
+/// for try await chunk in socketMessages {  // any chunking: a line or an event may span chunks
+///     for event in parser.feed(chunk) { show(event.data) }
+/// }
+/// ```
+///
+/// It follows the WHATWG HTML "Server-sent events" rules for interpreting an event stream:
 ///
 /// - the stream is UTF-8 whatever its `charset` says (invalid bytes become U+FFFD), and a leading
 ///   byte order mark is skipped once;
-/// - lines end at CR, LF or CR LF (see ``LineSplitter``);
+/// - lines end at CR, LF or CR LF (a CR ending one chunk and an LF starting the next are one end);
 /// - an empty line dispatches the event; a line starting with `:` is a comment; otherwise the
 ///   field name runs to the first `:` (the whole line when there is none, with an empty value)
 ///   and one space after the colon is dropped from the value;
 /// - `event` sets the type; `data` appends the value and an LF; `id` sets the last event ID
 ///   unless the value holds NUL; `retry` sets the reconnection time only when the value is all
 ///   ASCII digits; other fields are ignored;
-/// - dispatching sets the last event ID string, then, if the data is empty, resets the type and
-///   data without an event; otherwise drops one final LF from the data and emits the event (type
+/// - dispatching sets the last event ID, then, if the data is empty, resets the type and data
+///   without an event; otherwise drops one final LF from the data and emits the event (type
 ///   `message` when none was set);
-/// - an event not ended by an empty line when the stream ends is never dispatched.
+/// - an event not ended by an empty line when the bytes end is never dispatched (there is no
+///   `finish`: what is still pending when you stop feeding is dropped, as the standard says).
 ///
-/// One parser per connection: the last event ID buffer starts empty on each, as the standard
-/// says. Pure: no I/O, no clock.
-struct EventStreamParser: Sendable {
+/// Use one parser per connection: the last event ID starts empty, as the standard says. A `retry:`
+/// or an `id:` in a block without data changes ``reconnectionTime`` or ``lastEventID`` without
+/// any event. Pure: no I/O, no clock. The parser holds only the event and line being read
+/// (``pendingByteCount``); bound it yourself when the bytes come from a source you do not trust.
+public struct EventStreamParser: Sendable {
     private var lines = LineSplitter()
     private var dataBuffer: [UInt8] = []
     private var hasData = false
     private var typeBuffer = ""
     private var lastEventIDBuffer = ""
 
-    /// The last event ID string: changes only when an event is dispatched (also one whose data
-    /// was empty), so an `id:` in an event cut off by a dropped connection never counts.
-    private(set) var lastEventID = ""
+    /// The last event ID: the value of the latest `id:` field of a block that was dispatched (also
+    /// a block without data, which dispatches no event), empty until then. An `id:` in an event
+    /// cut off by the end of the bytes never counts. This is what a reconnection sends back as
+    /// `Last-Event-ID`.
+    public private(set) var lastEventID = ""
     /// The reconnection time in milliseconds from the latest valid `retry:` field, if any.
     private(set) var retry: Int?
+    /// Whether a block was dispatched yet (so ``lastEventID`` was set by these bytes).
+    private(set) var hasDispatched = false
 
-    /// The bytes held for the event and line being read (bounded by the caller's limit).
-    var pendingByteCount: Int { lines.pendingByteCount + dataBuffer.count + typeBuffer.utf8.count }
+    /// The reconnection time the stream asked for with its latest valid `retry:` field (all ASCII
+    /// digits, in milliseconds), in seconds; `nil` until one came. It changes as soon as the field
+    /// is read, whether or not its block carries data.
+    public var reconnectionTime: TimeInterval? { retry.map { TimeInterval($0) / 1000 } }
 
-    /// Feeds the next chunk and calls `event` for every event it completes, in order.
+    /// The bytes held for the event and the line being read: what a source sending a line or an
+    /// event without end would make grow.
+    public var pendingByteCount: Int { lines.pendingByteCount + dataBuffer.count + typeBuffer.utf8.count }
+
+    /// Creates a parser for one connection's bytes.
+    public init() {}
+
+    /// Feeds the next bytes and returns the events they complete, in order.
+    /// - Parameter bytes: The next bytes of the stream (`Data`, `[UInt8]`, a string's `utf8`, …),
+    ///   cut anywhere.
+    /// - Returns: The events dispatched by these bytes; empty when they complete none.
+    public mutating func feed<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> [ServerSentEvent] {
+        var events: [ServerSentEvent] = []
+        feed(bytes) { events.append($0) }
+        return events
+    }
+
+    /// Feeds the next bytes and calls `event` for every event they complete, in order, without
+    /// collecting them.
     /// - Parameters:
-    ///   - bytes: The next bytes of the connection.
-    ///   - event: Receives each dispatched event; throwing stops the feed and rethrows.
-    mutating func feed<Bytes: Sequence<UInt8>>(_ bytes: Bytes, event: (ServerSentEvent) throws -> Void)
-        rethrows
-    {
+    ///   - bytes: The next bytes of the stream, cut anywhere.
+    ///   - event: Receives each dispatched event; throwing stops the feed and rethrows (the bytes
+    ///     after that event are not read).
+    public mutating func feed<Bytes: Sequence<UInt8>>(
+        _ bytes: Bytes, event: (ServerSentEvent) throws -> Void
+    ) rethrows {
         // The splitter is moved out while it runs so that `process` may change the other fields.
         var splitter = lines
         defer { lines = splitter }
         try splitter.feed(bytes) { line, _ in
             if let dispatched = process(line) { try event(dispatched) }
         }
-    }
-
-    /// Convenience for tests and the fuzzer: every event `bytes` completes.
-    mutating func events<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> [ServerSentEvent] {
-        var events: [ServerSentEvent] = []
-        feed(bytes) { events.append($0) }
-        return events
     }
 
     private mutating func process(_ line: [UInt8]) -> ServerSentEvent? {
@@ -89,6 +122,7 @@ struct EventStreamParser: Sendable {
 
     private mutating func dispatch() -> ServerSentEvent? {
         lastEventID = lastEventIDBuffer
+        hasDispatched = true
         defer {
             dataBuffer.removeAll(keepingCapacity: true)
             hasData = false

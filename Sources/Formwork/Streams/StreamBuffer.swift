@@ -48,8 +48,10 @@ final class StreamBuffer: Sendable {
     var byteCount: Int { state.withLock { $0.bytes } }
     /// Items dropped because the reader was behind (`dropOldest`).
     var droppedCount: Int { state.withLock { $0.dropped } }
-    /// Items waiting for the reader.
-    var itemCount: Int { state.withLock { $0.items.count - $0.head } }
+    /// Items waiting for the reader (changes of the connection not counted).
+    var itemCount: Int {
+        state.withLock { state in state.items[state.head...].filter { !$0.isConnectionChange }.count }
+    }
 
     /// Appends an item for the reader. With `slowDown`, waits while the reader is more than
     /// `limit` bytes behind (until half is left, or the stream ends).
@@ -97,6 +99,19 @@ final class StreamBuffer: Sendable {
         }
     }
 
+    /// Appends a change of the connection for the reader, in order with the items: it costs
+    /// nothing against the limit and is not a first item, so it never waits and never fails. Kept
+    /// only while the stream runs.
+    func mark(_ change: StreamConnectionState) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard state.end == nil else { return nil }
+            state.items.append(.connection(change))
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
     /// Whether `size` more bytes may go in now: the stream ended (nobody reads any more), the
     /// reader holds nothing, or they fit under the limit (and, once waiting, the reader is down to
     /// half of it). When not, marks the producer waiting in the same locked step, so the reader's
@@ -123,13 +138,22 @@ final class StreamBuffer: Sendable {
         room.unlock()
     }
 
-    /// Drops the oldest unread items until `size` more bytes fit under `limit`.
+    /// Drops the oldest unread items until `size` more bytes fit under `limit`. Changes of the
+    /// connection among them are kept (they cost nothing), in order, ahead of what is left.
     private static func dropOldest(_ state: inout State, toFit size: Int, limit: Int) {
+        var changes: [StreamItem] = []
         while state.head < state.items.count, state.bytes + size > limit {
-            state.bytes -= state.items[state.head].byteCount
+            let item = state.items[state.head]
             state.head += 1
-            state.dropped += 1
+            if item.isConnectionChange {
+                changes.append(item)
+            } else {
+                state.bytes -= item.byteCount
+                state.dropped += 1
+            }
         }
+        state.head -= changes.count
+        for (offset, change) in changes.enumerated() { state.items[state.head + offset] = change }
         compact(&state)
     }
 

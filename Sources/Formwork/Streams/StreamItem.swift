@@ -17,6 +17,14 @@ enum StreamItem: Sendable {
     /// A line's bytes (without its line end) and its 1-based number in the connection's body.
     case line(Data, number: Int)
     case chunk(Data)
+    /// A change of the connection, in order with the items around it (read by `updates()`,
+    /// skipped by the other readers).
+    case connection(StreamConnectionState)
+
+    /// Whether the item is a change of the connection rather than a piece of the body.
+    var isConnectionChange: Bool {
+        if case .connection = self { true } else { false }
+    }
 
     /// What the item costs against the buffer limit (its payload bytes).
     var byteCount: Int {
@@ -24,6 +32,7 @@ enum StreamItem: Sendable {
         case .event(let event): event.data.utf8.count + event.type.utf8.count + event.id.utf8.count
         case .line(let data, _): data.count + 1  // its line end: even empty lines cost something
         case .chunk(let data): data.count
+        case .connection: 0
         }
     }
 }
@@ -44,8 +53,9 @@ struct StreamFeed: Sendable {
         }
     }
 
-    /// The last event ID string of the connection (events mode).
-    var lastEventID: String { parser?.lastEventID ?? "" }
+    /// The last event ID string once the connection dispatched a block (events mode); `nil`
+    /// before, when the stream's last event ID from earlier connections still stands.
+    var lastEventID: String? { parser.flatMap { $0.hasDispatched ? $0.lastEventID : nil } }
     /// The connection's latest valid `retry:` in milliseconds (events mode).
     var retry: Int? { parser?.retry }
     /// Bytes held for the event or line not complete yet.

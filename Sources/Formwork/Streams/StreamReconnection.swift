@@ -6,6 +6,8 @@ import Foundation
 /// connection in a row that brought no event, capped at ``maximumDelay``, then lengthened by up
 /// to ``jitter`` of itself so that many clients dropped at once do not return at once. It is
 /// never shorter than what the server asked for, unless that is above the cap.
+///
+/// ``never`` reads one connection only: the stream ends when its connection ends.
 public struct StreamReconnection: Sendable, Equatable {
     /// The wait when the server never sent `retry:` (3 seconds, as browsers use).
     public var defaultRetry: TimeInterval
@@ -16,6 +18,11 @@ public struct StreamReconnection: Sendable, Equatable {
     /// How many connections in a row may end without an event before the stream gives up with
     /// the last failure; `nil` (the default) reconnects for as long as the stream is read.
     public var maximumQuietConnections: Int?
+    /// Whether the stream connects again when a connection ends (the default). When `false`, the
+    /// stream ends with its first connection: a clean end by the server ends the sequence
+    /// normally, a dropped connection throws its ``NetworkError`` (a retrier set on the request or
+    /// session is still asked, as for any request).
+    public var reconnects: Bool
 
     /// Creates a reconnection policy.
     /// - Parameters:
@@ -24,18 +31,25 @@ public struct StreamReconnection: Sendable, Equatable {
     ///   - jitter: The most added at random, as a fraction of the wait.
     ///   - maximumQuietConnections: Connections in a row without an event before giving up; `nil`
     ///     for no limit.
+    ///   - reconnects: `false` to end the stream with its first connection.
     public init(
         defaultRetry: TimeInterval = 3, maximumDelay: TimeInterval = 30, jitter: Double = 0.25,
-        maximumQuietConnections: Int? = nil
+        maximumQuietConnections: Int? = nil, reconnects: Bool = true
     ) {
         self.defaultRetry = defaultRetry
         self.maximumDelay = maximumDelay
         self.jitter = jitter
         self.maximumQuietConnections = maximumQuietConnections
+        self.reconnects = reconnects
     }
 
     /// Reconnects as browsers do: 3 s unless the server says otherwise, capped at 30 s, with jitter.
     public static let `default` = StreamReconnection()
+
+    /// One connection only: the event stream ends when its connection ends, cleanly (the sequence
+    /// ends) or not (it throws the connection's error). For a server that closes the stream when
+    /// it is done, or an app that reconnects by itself.
+    public static let never = StreamReconnection(reconnects: false)
 }
 
 /// The rules of an event stream's connections, as the WHATWG HTML standard gives them, plus the
@@ -94,7 +108,7 @@ enum EventStreamRule {
     static func reconnectDelay(
         after failure: NetworkError, facts: Facts, policy: StreamReconnection, random: Double
     ) -> TimeInterval? {
-        guard reconnects(after: failure) else { return nil }
+        guard policy.reconnects, reconnects(after: failure) else { return nil }
         if let limit = policy.maximumQuietConnections, facts.quietConnections > limit { return nil }
         var base = max(facts.retry.map { Double($0) / 1000 } ?? policy.defaultRetry, 0)
         // A server that asks for no wait and keeps failing must not be hammered in a tight loop.

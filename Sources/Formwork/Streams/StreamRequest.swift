@@ -9,7 +9,8 @@ import Foundation
 /// }
 /// ```
 ///
-/// Read it one way, with one reader at a time: the first of ``events()``, ``lines()``,
+/// Read it one way, with one reader at a time: the first of ``events()`` (or ``updates()``, the
+/// same events with the connection's changes), ``lines()``,
 /// ``jsonLines(of:decoder:skippingInvalidLines:)`` or ``chunks()`` chooses. Reading starts the
 /// request; leaving the loop, or cancelling the reading `Task`, cancels it.
 ///
@@ -56,7 +57,8 @@ public final class StreamRequest: Request {
     ///
     /// When a connection drops or ends, the stream reconnects after the server's `retry:` (see
     /// ``StreamReconnection``), sending `Last-Event-ID`: adapters, the authenticator (a token
-    /// refresh on 401) and event monitors run for every connection. A 204 ends the sequence
+    /// refresh on 401) and event monitors run for every connection; with
+    /// ``StreamReconnection/never`` the sequence ends with the first connection. A 204 ends the sequence
     /// normally. Any other status, or a `Content-Type` other than `text/event-stream`, fails it
     /// for good with a ``NetworkError``.
     /// - Returns: The events, in order.
@@ -112,8 +114,11 @@ public final class StreamRequest: Request {
         }
     }
 
-    private func read<Element: Sendable>(
-        _ mode: StreamMode, transform: @escaping @Sendable (StreamItem) -> Result<Element, NetworkError>?
+    /// A reader for `mode`: `transform` turns items into elements (`nil` skips one); `closing` is
+    /// handed over when the stream ends.
+    func read<Element: Sendable>(
+        _ mode: StreamMode, closing: Element? = nil,
+        transform: @escaping @Sendable (StreamItem) -> Result<Element, NetworkError>?
     ) -> StreamSequence<Element> {
         let conflict: NetworkError? =
             sink.choose(mode)
@@ -121,7 +126,8 @@ public final class StreamRequest: Request {
             : NetworkError(
                 .requestBuildFailed,
                 failureReason: "This stream is already read another way; a stream is read one way only.")
-        return StreamSequence(core: core, buffer: sink.buffer, conflict: conflict, transform: transform)
+        return StreamSequence(
+            core: core, buffer: sink.buffer, conflict: conflict, transform: transform, closing: closing)
     }
 
     /// Shows loading UI until the stream's first item arrives (or the request ends without one).

@@ -10,6 +10,8 @@ public struct StreamSequence<Element: Sendable>: AsyncSequence, Sendable {
     let buffer: StreamBuffer
     let conflict: NetworkError?
     let transform: @Sendable (StreamItem) -> Result<Element, NetworkError>?
+    /// Handed to the reader when the stream ends, before the end itself (`updates()`: closed).
+    var closing: Element? = nil
 
     /// Starts the request (if nothing did yet) and returns the reader.
     /// - Returns: The iterator.
@@ -26,6 +28,8 @@ public struct StreamSequence<Element: Sendable>: AsyncSequence, Sendable {
         let sequence: StreamSequence
         let reader: Reader
         private var isDone = false
+        /// The failure that ends the stream, kept while the reader takes the closing element.
+        private var pendingFailure: NetworkError?
 
         init(sequence: StreamSequence, reader: Reader) {
             self.sequence = sequence
@@ -33,11 +37,16 @@ public struct StreamSequence<Element: Sendable>: AsyncSequence, Sendable {
         }
 
         /// Waits for the next item.
-        /// - Returns: The item, or `nil` once the stream ended cleanly.
+        /// - Returns: The item, or `nil` once the stream ended cleanly (after the sequence's closing
+        ///   element, if it has one).
         /// - Throws: ``NetworkError``: the request's failure, a line that does not decode, or a
         ///   cancellation.
         public mutating func next() async throws -> Element? {
-            if isDone { return nil }
+            if isDone {
+                defer { pendingFailure = nil }
+                if let pendingFailure { throw pendingFailure }
+                return nil
+            }
             if let conflict = sequence.conflict {
                 isDone = true
                 throw conflict
@@ -65,6 +74,10 @@ public struct StreamSequence<Element: Sendable>: AsyncSequence, Sendable {
                     }
                 case .end(let error):
                     isDone = true
+                    if let closing = sequence.closing {
+                        pendingFailure = error
+                        return closing
+                    }
                     if let error { throw error }
                     return nil
                 }

@@ -23,6 +23,8 @@ final class StreamSink: ResponseSink {
         var retry: Int?
         var eventsInConnection = 0
         var quietConnections = 0
+        /// Whether the current connection was accepted and has not ended yet.
+        var isOpen = false
     }
 
     let buffer: StreamBuffer
@@ -34,6 +36,21 @@ final class StreamSink: ResponseSink {
     init(limit: Int, policy: StreamBufferPolicy = .slowDown, reconnection: StreamReconnection) {
         buffer = StreamBuffer(limit: limit, policy: policy)
         self.reconnection = reconnection
+    }
+
+    /// The last event ID as the stream knows it: what the next connection sends as
+    /// `Last-Event-ID`.
+    var lastEventID: String { state.withLock { $0.lastEventID } }
+
+    /// The server's latest `retry:` in seconds, else the policy's default.
+    var reconnectionTime: TimeInterval {
+        state.withLock { $0.retry }.map { TimeInterval($0) / 1000 } ?? reconnection.defaultRetry
+    }
+
+    /// Tells the observers and the reader (in order with the items) of a change of the connection.
+    private func post(_ change: StreamConnectionState) {
+        connections.post(change)
+        buffer.mark(change)
     }
 
     /// The mode the reader chose, if any yet.
@@ -78,7 +95,7 @@ final class StreamSink: ResponseSink {
     /// The headers a new attempt sends, and the buffer reopened after a reload.
     func prepare(_ request: inout URLRequest) {
         buffer.reopen()
-        connections.post(.connecting)
+        post(.connecting)
         let (mode, lastEventID) = state.withLock { ($0.mode, $0.lastEventID) }
         guard mode == .events else { return }
         if request.value(forHTTPHeaderField: "Accept") == nil {
@@ -106,9 +123,10 @@ final class StreamSink: ResponseSink {
             }
             let accepted = (200..<300).contains(response.statusCode) && response.statusCode != 204
             // A status the request's validation may still fail is not an open stream either.
-            return (accepted, accepted && state.rejection == nil)
+            state.isOpen = accepted && state.rejection == nil
+            return (accepted, state.isOpen)
         }
-        if isOpen { connections.post(.open) }
+        if isOpen { post(.open) }
         return accepted ? .write(TransferProgress(completedBytes: 0, totalBytes: nil)) : .collectInMemory
     }
 
@@ -125,7 +143,7 @@ final class StreamSink: ResponseSink {
             var items: [StreamItem] = []
             feed.feed(data) { items.append($0) }
             state.feed = feed
-            state.lastEventID = feed.lastEventID
+            if let lastEventID = feed.lastEventID { state.lastEventID = lastEventID }
             if let retry = feed.retry { state.retry = retry }
             state.eventsInConnection += items.count
             if !items.isEmpty { state.quietConnections = 0 }
@@ -157,6 +175,11 @@ final class StreamSink: ResponseSink {
                 failure = error
             }
         }
+        let wasOpen = state.withLock { state in
+            defer { state.isOpen = false }
+            return state.isOpen
+        }
+        if wasOpen, failure?.kind != .cancelled { post(.lost) }
         buffer.finish(failure)
         return failure
     }
@@ -167,27 +190,33 @@ final class StreamSink: ResponseSink {
 
     /// Checks how a connection of an event stream ended (run as the request's last validator):
     /// a clean end of a 200 `text/event-stream` is a reason to reconnect, reported as
-    /// ``EventStreamRule/EndOfConnection``.
+    /// ``EventStreamRule/EndOfConnection``, unless the stream never reconnects.
     func checkEnd(_ response: HTTPURLResponse) throws {
         let (mode, rejection) = state.withLock { ($0.mode, $0.rejection) }
         guard mode == .events else { return }
         if let rejection { throw rejection }
         if let failure = EventStreamRule.rejection(of: response) { throw failure }
-        if response.statusCode == 200 { throw EventStreamRule.EndOfConnection() }
+        // A stream that does not reconnect ends cleanly with its connection.
+        if response.statusCode == 200, reconnection.reconnects { throw EventStreamRule.EndOfConnection() }
     }
 
     /// The wait before reconnecting after `failure`, or `nil` when the stream must not reconnect.
     func reconnectDelay(after failure: NetworkError) -> TimeInterval? {
-        let facts = state.withLock { state -> EventStreamRule.Facts? in
-            guard state.mode == .events else { return nil }
+        let (facts, wasOpen) = state.withLock { state -> (EventStreamRule.Facts?, Bool) in
+            let wasOpen = state.isOpen
+            state.isOpen = false
+            guard state.mode == .events else { return (nil, wasOpen) }
             if state.eventsInConnection == 0 { state.quietConnections += 1 }
             state.eventsInConnection = 0
-            return EventStreamRule.Facts(retry: state.retry, quietConnections: state.quietConnections)
+            return (
+                EventStreamRule.Facts(retry: state.retry, quietConnections: state.quietConnections), wasOpen
+            )
         }
+        if wasOpen { post(.lost) }
         guard let facts else { return nil }
         let delay = EventStreamRule.reconnectDelay(
             after: failure, facts: facts, policy: reconnection, random: Double.random(in: 0...1))
-        if let delay { connections.post(.reconnecting(after: delay)) }
+        if let delay { post(.reconnecting(after: delay)) }
         return delay
     }
 }

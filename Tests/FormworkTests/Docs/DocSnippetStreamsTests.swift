@@ -66,6 +66,54 @@ extension DocSnippetTests {
             }
         }
 
+        struct LiveTicker: Requestable {
+            var session = Session.default  // added for the test
+
+            func follow(show: (String) -> Void) async throws {
+                for try await update in stream(ScoresForm(), session: session).updates() {
+                    switch update {
+                    case .event(let event): show(event.data)
+                    case .connection(.reconnecting(let wait)):
+                        show("Reconnecting in \(Int(wait.rounded(.up))) s")
+                    case .connection(.lost): show("Connection lost")
+                    case .connection: break
+                    }
+                }
+            }
+        }
+
+        struct Socket {  // added for the test: any source of bytes
+            let messages: AsyncThrowingStream<Data, any Error>
+        }
+
+        static func parse(_ socket: Socket) async throws -> [String] {
+            var shown: [String] = []  // added for the test
+            var parser = EventStreamParser()
+            for try await message in socket.messages {  // any source of bytes
+                for event in parser.feed(message) { shown.append("\(event.type) \(event.data)") }
+            }
+            shown.append("\(parser.lastEventID) \(parser.reconnectionTime ?? 3)")
+            return shown
+        }
+
+        @Test("Parsing bytes you already have; connection changes in the loop")
+        func parserAndUpdates() async throws {
+            let messages = AsyncThrowingStream<Data, any Error> { continuation in
+                for chunk in ["retry: 1500\nid: 4", "\ndata: hel", "lo\r\n\r", "\nevent: bye\ndata:\n\n"] {
+                    continuation.yield(Data(chunk.utf8))
+                }
+                continuation.finish()
+            }
+            #expect(try await Self.parse(Socket(messages: messages)) == ["message hello", "bye ", "4 1.5"])
+            let stubs = StubRegistry()
+            stubs.stub(
+                .get, "https://api.example.com/scores/live",
+                [Self.eventStream("retry: 1\ndata: a\n\n"), StubResponse(statusCode: 204)])
+            var shown: [String] = []
+            try await LiveTicker(session: Session(stubs: stubs)).follow { shown.append($0) }
+            #expect(shown == ["a", "Connection lost", "Reconnecting in 1 s"])
+        }
+
         private static func eventStream(_ text: String) -> StubResponse {
             StubResponse(headers: ["Content-Type": "text/event-stream"], body: Data(text.utf8), chunkSize: 7)
         }

@@ -60,7 +60,7 @@ struct RequestModelStreamTests {
         return (model, changes)
     }
 
-    @Test("Across a drop and a reconnect the connection goes connecting, open, reconnecting, … closed")
+    @Test("Across a drop and a reconnect the connection goes connecting, open, lost, reconnecting, … closed")
     @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
     func connectionStatesInOrder() async throws {
         let key = streamKey()
@@ -69,7 +69,8 @@ struct RequestModelStreamTests {
 
         #expect(
             changes.connections.map(\.name) == [
-                "connecting", "open", "reconnecting", "connecting", "open", "reconnecting", "connecting",
+                "connecting", "open", "lost", "reconnecting", "connecting", "open", "lost", "reconnecting",
+                "connecting",
                 "closed",
             ])
         for case .reconnecting(let wait) in changes.connections {
@@ -125,7 +126,7 @@ struct RequestModelStreamTests {
         let changes = ModelChanges(model)
         client.stream(TestForm(url: url)).load(model)
         await waitUntil(model) { $0.connection == .closed }
-        #expect(changes.connections.map(\.name) == ["connecting", "open", "closed"])
+        #expect(changes.connections.map(\.name) == ["connecting", "open", "lost", "closed"])
         #expect(model.value == Line(n: 5))
         #expect(model.phase.value == Line(n: 5))
     }

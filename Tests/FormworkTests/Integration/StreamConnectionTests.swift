@@ -23,7 +23,8 @@ private final class ConnectionLog: Sendable {
 struct StreamConnectionTests {
     let client = Client()
 
-    @Test("Observers hear each connection asked for, opened, and reconnected after a drop, with the wait")
+    @Test(
+        "Observers hear each connection asked for, opened, lost, and reconnected after a drop, with the wait")
     func dropAndReconnect() async throws {
         let key = streamKey()
         let url = try await DemoServer.url("/sse?key=\(key)&count=2&total=4&retry=10&end=drop")
@@ -35,7 +36,8 @@ struct StreamConnectionTests {
         // The third connection is answered 204: asked for, never open.
         #expect(
             log.names == [
-                "connecting", "open", "reconnecting", "connecting", "open", "reconnecting", "connecting",
+                "connecting", "open", "lost", "reconnecting", "connecting", "open", "lost", "reconnecting",
+                "connecting",
             ])
         #expect(log.waits.count == 2)
         #expect(log.waits.allSatisfy { $0 >= 0.010 && $0 <= 0.0125 })
@@ -52,14 +54,14 @@ struct StreamConnectionTests {
         #expect(log.names == ["connecting"])
     }
 
-    @Test("Lines are not reconnected: one connection, opened, then the end")
+    @Test("Lines are not reconnected: one connection, opened, then lost")
     func linesOpenOnce() async throws {
         let url = try await DemoServer.url("/ndjson?count=3&drop=1")
         let stream = client.stream(TestForm(url: url))
         let log = ConnectionLog()
         stream.sink.connections.add { log.record($0) }
         _ = try? await Array(stream.lines())
-        #expect(log.names == ["connecting", "open"])
+        #expect(log.names == ["connecting", "open", "lost"])
     }
 }
 

@@ -90,6 +90,7 @@ extension StreamConnectionState {
         case .idle: "idle"
         case .connecting: "connecting"
         case .open: "open"
+        case .lost: "lost"
         case .reconnecting: "reconnecting"
         case .closed: "closed"
         }

@@ -6,13 +6,13 @@ import Testing
 /// Every event `text` yields when fed in one piece.
 private func parse(_ text: String) -> [ServerSentEvent] {
     var parser = EventStreamParser()
-    return parser.events(Array(text.utf8))
+    return parser.feed(Array(text.utf8))
 }
 
 /// Every event `chunks` yield when fed one after the other.
 private func parse(chunks: [[UInt8]]) -> [ServerSentEvent] {
     var parser = EventStreamParser()
-    return chunks.flatMap { parser.events($0) }
+    return chunks.flatMap { parser.feed($0) }
 }
 
 @Suite("Event stream parser: the WHATWG rules for interpreting an event stream")
@@ -81,16 +81,16 @@ struct EventStreamParserTests {
     func lastEventIDCarries() {
         #expect(parse("id: 7\ndata: a\n\ndata: b\n\n").map(\.id) == ["7", "7"])
         var parser = EventStreamParser()
-        #expect(parser.events(Array("id: 9\n\n".utf8)).isEmpty)
+        #expect(parser.feed(Array("id: 9\n\n".utf8)).isEmpty)
         #expect(parser.lastEventID == "9")
-        #expect(parser.events(Array("data: c\n\n".utf8)).map(\.id) == ["9"])
+        #expect(parser.feed(Array("data: c\n\n".utf8)).map(\.id) == ["9"])
         #expect(parse("id: 3\ndata: a\n\nid\ndata: b\n\n").map(\.id) == ["3", ""])
     }
 
     @Test("An id in an event cut off by the end of the stream does not count")
     func cutOffID() {
         var parser = EventStreamParser()
-        _ = parser.events(Array("id: 1\ndata: a\n\nid: 2\ndata: b\n".utf8))
+        _ = parser.feed(Array("id: 1\ndata: a\n\nid: 2\ndata: b\n".utf8))
         #expect(parser.lastEventID == "1")
     }
 
@@ -103,7 +103,7 @@ struct EventStreamParserTests {
         ] as [(String, Int?)])
     func retryDigits(line: String, expected: Int?) {
         var parser = EventStreamParser()
-        _ = parser.events(Array(line.utf8))
+        _ = parser.feed(Array(line.utf8))
         #expect(parser.retry == expected)
     }
 
@@ -154,7 +154,7 @@ struct EventStreamParserTests {
             [0xEF, 0xBB, 0xBF] + Array(EventStreamSamples.mixed.utf8) + [0xFF, 0x0D]
             + Array("\ndata: é\r\r".utf8)
         var whole = EventStreamParser()
-        let expected = whole.events(bytes)
+        let expected = whole.feed(bytes)
         #expect(expected.count == EventStreamSamples.mixedEventCount + 1)
         for cut in 0...bytes.count {
             #expect(parse(chunks: [Array(bytes[..<cut]), Array(bytes[cut...])]) == expected, "cut at \(cut)")

@@ -22,7 +22,7 @@ struct PublicNamesTests {
         "BusinessError", "CachePolicy", "ConsoleLogger", "Containable", "DataRequest", "DataResponding",
         "DataResponse",
         "DownloadDestinationOptions", "DownloadFormable", "DownloadRequest", "DownloadResponse",
-        "DownloadResumeFormable", "EmptyBody",
+        "DownloadResumeFormable", "EmptyBody", "EventStreamParser", "EventStreamUpdate",
         "EmptyResponse", "Envelope", "Errorable", "EventMonitor", "Formable", "HTTPCache", "HTTPHeader",
         "HTTPHeaders",
         "HTTPMethod", "Headless", "IdempotencyKey", "Informable", "InvalidHeaderError", "JSONErrorable",

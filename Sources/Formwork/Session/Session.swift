@@ -17,6 +17,11 @@ public final class Session: Sendable {
     public struct Configuration: Sendable {
         /// Headers added to every request; a form's own headers win on a clash. Defaults to none.
         public var headers = HTTPHeaders()
+        /// The `User-Agent` of requests that set none themselves (in ``headers``, the form's
+        /// headers, or an adapter, which all win). Defaults to ``defaultUserAgent``, which names the
+        /// app, the operating system and Formwork; `nil` leaves the header to the transport
+        /// (corelibs URLSession on Linux then sends `<process> (unknown version) curl/<version>`).
+        public var userAgent: String? = Configuration.defaultUserAgent
         /// The status codes accepted when a request sets none itself. Defaults to `200..<300`;
         /// `nil` turns default validation off.
         public var acceptableStatusCodes: Range<Int>? = 200..<300

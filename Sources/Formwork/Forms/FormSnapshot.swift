@@ -12,6 +12,7 @@ struct FormSnapshot: RequestFormable, Sendable {
     let headers: HTTPHeaders
     let timeout: TimeInterval?
     let cachePolicy: CachePolicy
+    let redirectPolicy: RedirectPolicy?
     let parameters: Parameters
     let encoding: ParameterEncoding
     let coalescesRequests: Bool
@@ -41,6 +42,7 @@ struct FormSnapshot: RequestFormable, Sendable {
         self.headers = form.headers
         self.timeout = form.timeout
         self.cachePolicy = form.cachePolicy
+        self.redirectPolicy = form.redirectPolicy
         self.parameters = parameters
         self.encoding = encoding
         self.coalescesRequests = coalescesRequests

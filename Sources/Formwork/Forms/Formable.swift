@@ -35,6 +35,10 @@ public protocol Formable {
     /// data requests are cached; downloads and uploads ignore it. Defaults to
     /// ``CachePolicy/useProtocol``.
     var cachePolicy: CachePolicy { get }
+    /// Whether this call follows the server's redirects (see ``RedirectPolicy``): it wins over
+    /// the session's ``Session/Configuration/redirectPolicy``. A form with a policy of its own is
+    /// not coalesced with identical requests. Defaults to `nil`: the session's.
+    var redirectPolicy: RedirectPolicy? { get }
 }
 
 extension Formable {
@@ -46,6 +50,8 @@ extension Formable {
     public var timeout: TimeInterval? { nil }
     /// ``CachePolicy/useProtocol``: HTTP's own rules.
     public var cachePolicy: CachePolicy { .useProtocol }
+    /// `nil`: the session's ``Session/Configuration/redirectPolicy``.
+    public var redirectPolicy: RedirectPolicy? { nil }
 }
 
 /// A form with parameters: the kind of form `request(_:)` sends.

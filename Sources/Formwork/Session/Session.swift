@@ -52,6 +52,9 @@ public final class Session: Sendable {
         /// Formwork's HTTP cache for the session's data requests (see ``HTTPCache`` and each
         /// form's ``Formable/cachePolicy``). Defaults to `nil`: nothing is cached, as before.
         public var cache: HTTPCache?
+        /// Whether requests follow the server's redirects (see ``RedirectPolicy``); a form's own
+        /// ``Formable/redirectPolicy`` wins. Defaults to ``RedirectPolicy/follow``.
+        public var redirectPolicy = RedirectPolicy.follow
         /// What carries the session's requests over the network (see ``Transport``). Defaults to
         /// `nil`: the built-in `URLSession` transport, on every platform.
         public var transport: (any Transport)?
@@ -178,7 +181,8 @@ public final class Session: Sendable {
                 builder: { _ in
                     PreparedRequest(
                         urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration),
-                        coalesces: form.coalescesRequests, cache: CacheContext(policy: form.cachePolicy))
+                        coalesces: form.coalescesRequests && form.redirectPolicy == nil,
+                        cache: CacheContext(policy: form.cachePolicy), redirectPolicy: form.redirectPolicy)
                 }
             ))
     }

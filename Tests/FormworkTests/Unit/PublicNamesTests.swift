@@ -30,7 +30,7 @@ struct PublicNamesTests {
         "MaskHost", "MaskInsets", "Maskable", "MessageCatalog", "Messageable", "MultipartEncodingError",
         "MultipartFormData", "NetworkError", "ParameterEncoding", "ParameterEncodingError", "Parameters",
         "PasswordCredential",
-        "Progressable", "Redaction", "ReloadMask", "Reloadable", "Request",
+        "Progressable", "Redaction", "RedirectPolicy", "ReloadMask", "Reloadable", "Request",
         "RequestAdapter", "RequestCore",
         "RequestBody", "RequestFormable", "RequestMetrics", "RequestModel", "RequestRetrier", "Requestable",
         "ResponseSource", "ResumeData",

@@ -18,6 +18,11 @@ import Foundation
 /// <doc:Observability>). The request a policy returns is checked like every request before it is
 /// sent.
 ///
+/// A request whose policy is not ``follow`` bypasses the session's ``HTTPCache`` (it is neither
+/// answered from it nor stored): the cache keys a response by the URL that was asked for,
+/// whichever hop answered, so a stored final response could stand in for a refused redirect and
+/// the other way round.
+///
 /// ```swift
 /// // Follow redirects within the API's host only.
 /// let api = Session { configuration in

@@ -175,6 +175,10 @@ public final class Session: Sendable {
     func makeDataRequest(_ form: some RequestFormable) -> DataRequest {
         // Read once, here on the caller's actor; only the Sendable snapshot goes into the builder.
         let (form, configuration) = (FormSnapshot(form), self.configuration)
+        // The cache keys a response by the URL asked for, whichever hop answered: a request that
+        // may stop at a redirect neither reads nor stores there (see `RedirectPolicy`).
+        let cachePolicy =
+            (form.redirectPolicy ?? configuration.redirectPolicy).followsAll ? form.cachePolicy : nil
         return DataRequest(
             core: RequestCore(
                 session: self,
@@ -182,7 +186,7 @@ public final class Session: Sendable {
                     PreparedRequest(
                         urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration),
                         coalesces: form.coalescesRequests && form.redirectPolicy == nil,
-                        cache: CacheContext(policy: form.cachePolicy), redirectPolicy: form.redirectPolicy)
+                        cache: CacheContext(policy: cachePolicy), redirectPolicy: form.redirectPolicy)
                 }
             ))
     }

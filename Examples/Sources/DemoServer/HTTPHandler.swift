@@ -142,19 +142,25 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).hop(to: context.eventLoop).assumeIsolated()
                 .whenComplete { _ in context.close(promise: nil) }
         case .garbage:
-            let bytes = context.channel.allocator.buffer(
-                string: "\u{16}\u{03}\u{01} this is not HTTP at all \r\n\r\n")
-            // Written from the encoder's own context, so it goes out as raw bytes.
-            guard
-                let encoder = try? context.pipeline.syncOperations.context(
-                    handlerType: HTTPResponseEncoder.self)
-            else {
-                context.close(promise: nil)
-                return
-            }
-            encoder.writeAndFlush(NIOAny(bytes)).assumeIsolated().whenComplete { _ in
-                context.close(promise: nil)
-            }
+            writeRaw("\u{16}\u{03}\u{01} this is not HTTP at all \r\n\r\n", context: context)
+        case .raw(let text):
+            writeRaw(text, context: context)
+        }
+    }
+
+    /// Writes `text` as it is, below the HTTP encoder, then closes the connection.
+    private func writeRaw(_ text: String, context: ChannelHandlerContext) {
+        let bytes = context.channel.allocator.buffer(string: text)
+        // Written from the encoder's own context, so it goes out as raw bytes.
+        guard
+            let encoder = try? context.pipeline.syncOperations.context(
+                handlerType: HTTPResponseEncoder.self)
+        else {
+            context.close(promise: nil)
+            return
+        }
+        encoder.writeAndFlush(NIOAny(bytes)).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
         }
     }
 

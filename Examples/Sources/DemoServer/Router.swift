@@ -19,6 +19,8 @@ enum SocketFault: Sendable {
     case close
     /// Answer with bytes that are not HTTP, then close.
     case garbage
+    /// Answer with these raw bytes (e.g. a response head a strict parser rejects), then close.
+    case raw(String)
 }
 
 /// What a route may use besides the request.

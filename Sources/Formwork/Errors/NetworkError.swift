@@ -184,13 +184,31 @@ extension NetworkError {
     /// report both as `-1005` (`.networkConnectionLost`), and the second sometimes as `-1011`.
     /// All of them become `.networkConnectionLost`; the error as reported stays reachable as the
     /// new error's `NSUnderlyingErrorKey`. A `-1011` that came with a response keeps its code.
+    ///
+    /// corelibs also reports a response head it cannot parse as `-1` (libcurl's "Failed writing
+    /// header": e.g. a status line without a reason phrase, `HTTP/1.1 200`, which HTTP allows, or
+    /// a header with a non-ASCII byte). That is the server's answer, not a lost connection: it
+    /// becomes `.cannotParseResponse` (`-1017`, Apple's code for a response it cannot parse),
+    /// which the default ``RetryPolicy`` does not retry and ``userMessage`` calls unreadable.
     static func platformIndependent(_ error: URLError, responseArrived: Bool) -> URLError {
-        let connectionLost =
-            error.code == .unknown || (error.code == .badServerResponse && !responseArrived)
-        guard connectionLost else { return error }
+        let code: URLError.Code
+        if error.code == .unknown, isUnparsableHead(error) {
+            code = .cannotParseResponse
+        } else if error.code == .unknown || (error.code == .badServerResponse && !responseArrived) {
+            code = .networkConnectionLost
+        } else {
+            return error
+        }
         var userInfo = error.userInfo
         userInfo[NSUnderlyingErrorKey] = error
-        return URLError(.networkConnectionLost, userInfo: userInfo)
+        return URLError(code, userInfo: userInfo)
+    }
+
+    /// Whether corelibs' `-1` says that libcurl refused the response head (`CURLE_WRITE_ERROR`
+    /// from the header callback, which corelibs fails when it cannot parse a header line).
+    private static func isUnparsableHead(_ error: URLError) -> Bool {
+        let text = (error.userInfo[NSLocalizedDescriptionKey] as? String) ?? error.localizedDescription
+        return text.contains("Failed writing header")
     }
 
     /// The error every cancelled request finishes with.

@@ -12,34 +12,40 @@ struct FormSnapshot: RequestFormable, Sendable {
     let headers: HTTPHeaders
     let timeout: TimeInterval?
     let cachePolicy: CachePolicy
+    let redirectPolicy: RedirectPolicy?
     let parameters: Parameters
     let encoding: ParameterEncoding
     let coalescesRequests: Bool
+    let body: RequestBody?
 
     /// Reads a form with parameters.
     /// - Parameter form: The form, read on the caller's actor.
     init(_ form: some RequestFormable) {
+        let body = form.body
         self.init(
-            form, parameters: form.parameters, encoding: form.encoding,
-            coalescesRequests: form.coalescesRequests)
+            form, parameters: form.parameters, encoding: body.map(ParameterEncoding.raw) ?? form.encoding,
+            coalescesRequests: form.coalescesRequests, body: body)
     }
 
     /// Reads a form without parameters (uploads), keeping the defaults for them.
     /// - Parameter form: The form, read on the caller's actor.
     init(base form: some Formable) {
-        self.init(form, parameters: [:], encoding: .url, coalescesRequests: false)
+        self.init(form, parameters: [:], encoding: .url, coalescesRequests: false, body: nil)
     }
 
     private init(
-        _ form: some Formable, parameters: Parameters, encoding: ParameterEncoding, coalescesRequests: Bool
+        _ form: some Formable, parameters: Parameters, encoding: ParameterEncoding, coalescesRequests: Bool,
+        body: RequestBody?
     ) {
         self.url = form.url
         self.method = form.method
         self.headers = form.headers
         self.timeout = form.timeout
         self.cachePolicy = form.cachePolicy
+        self.redirectPolicy = form.redirectPolicy
         self.parameters = parameters
         self.encoding = encoding
         self.coalescesRequests = coalescesRequests
+        self.body = body
     }
 }

@@ -35,6 +35,10 @@ public protocol Formable {
     /// data requests are cached; downloads and uploads ignore it. Defaults to
     /// ``CachePolicy/useProtocol``.
     var cachePolicy: CachePolicy { get }
+    /// Whether this call follows the server's redirects (see ``RedirectPolicy``): it wins over
+    /// the session's ``Session/Configuration/redirectPolicy``. A form with a policy of its own is
+    /// not coalesced with identical requests. Defaults to `nil`: the session's.
+    var redirectPolicy: RedirectPolicy? { get }
 }
 
 extension Formable {
@@ -46,6 +50,8 @@ extension Formable {
     public var timeout: TimeInterval? { nil }
     /// ``CachePolicy/useProtocol``: HTTP's own rules.
     public var cachePolicy: CachePolicy { .useProtocol }
+    /// `nil`: the session's ``Session/Configuration/redirectPolicy``.
+    public var redirectPolicy: RedirectPolicy? { nil }
 }
 
 /// A form with parameters: the kind of form `request(_:)` sends.
@@ -63,6 +69,12 @@ public protocol RequestFormable: Formable {
     /// Defaults to `true`. Return `false` for a call that must reach the server each time it is
     /// made (e.g. a poll whose every answer matters).
     var coalescesRequests: Bool { get }
+    /// A body sent as it is, with its content type (see ``RequestBody``). When set, it is the
+    /// request's body and the ``parameters`` go to the query string, whatever the ``encoding``
+    /// says; the session's or the form's own `Content-Type` header wins over the body's. GET and
+    /// HEAD requests carry no body: use another ``Formable/method``. Defaults to `nil`: the body,
+    /// if any, comes from the parameters and their encoding.
+    var body: RequestBody? { get }
 }
 
 extension RequestFormable {
@@ -72,6 +84,8 @@ extension RequestFormable {
     public var encoding: ParameterEncoding { .url }
     /// `true`: identical GET and HEAD requests in flight share one network request.
     public var coalescesRequests: Bool { true }
+    /// `nil`: no body of its own.
+    public var body: RequestBody? { nil }
 }
 
 /// A form that knows the type of its response, so `send(_:)` can return it directly.

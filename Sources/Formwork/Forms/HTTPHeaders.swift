@@ -318,17 +318,42 @@ public struct InvalidHeaderError: Error, Sendable, Equatable, CustomStringConver
 // MARK: - URLRequest
 
 extension URLRequest {
-    /// The request's header fields as ``HTTPHeaders``.
+    /// The request's header fields as ``HTTPHeaders``: the way for an adapter to set a header
+    /// that Formwork checks on every platform.
     ///
-    /// Reading sorts by name (Foundation keeps no order); setting replaces all fields,
-    /// calling `setValue(_:forHTTPHeaderField:)` once per header in order.
-    var headers: HTTPHeaders {
+    /// ```swift
+    /// let auth = Adapter { request in
+    ///     var request = request
+    ///     request.headers["Authorization"] = "Bearer \(try await tokens.current())"
+    ///     return request
+    /// }
+    /// ```
+    ///
+    /// Setting keeps every value as given, so a value with CR, LF or NUL (a token read from a
+    /// file with its trailing newline) reaches Formwork's check of the final request, which fails
+    /// the request with ``NetworkError/Kind/invalidHeader`` naming the header before anything is
+    /// sent. `setValue(_:forHTTPHeaderField:)` and `addValue(_:forHTTPHeaderField:)` on Linux
+    /// (corelibs Foundation) silently drop such a value instead — or keep the old one when
+    /// replacing — so the request would go out without it.
+    ///
+    /// Reading sorts by name (Foundation keeps no order); setting replaces all fields, in order.
+    public var headers: HTTPHeaders {
         get { allHTTPHeaderFields.map(HTTPHeaders.init) ?? HTTPHeaders() }
         set {
             allHTTPHeaderFields = nil
+            var dropped: [HTTPHeader] = []
             for header in newValue {
-                setValue(header.value, forHTTPHeaderField: header.name)
+                if header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+                    dropped.append(header)  // what corelibs' setValue would drop
+                } else {
+                    setValue(header.value, forHTTPHeaderField: header.name)
+                }
             }
+            guard !dropped.isEmpty else { return }
+            // The dictionary setter keeps values as they are, on every platform.
+            var fields = allHTTPHeaderFields ?? [:]
+            for header in dropped { fields[header.name] = header.value }
+            allHTTPHeaderFields = fields
         }
     }
 }

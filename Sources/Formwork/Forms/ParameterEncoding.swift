@@ -29,6 +29,8 @@ public struct ParameterEncoding: Sendable {
         case url(Destination, URLQueryEncoder)
         case jsonParameters
         case jsonBody(Result<Data, ParameterEncodingError>)
+        /// A form's own body (``RequestFormable/body``); parameters go to the query.
+        case raw(RequestBody)
     }
 
     private let kind: Kind
@@ -118,12 +120,18 @@ public struct ParameterEncoding: Sendable {
             Self.setBody(try Self.jsonData(parameters), contentType: "application/json", on: &request)
         case .jsonBody(let result):
             Self.setBody(try result.get(), contentType: "application/json", on: &request)
-            if !parameters.isEmpty {
-                let query = try URLQueryEncoder().encode(parameters)
-                if !query.isEmpty { try Self.appendQuery(query, to: &request) }
-            }
+            try Self.appendQuery(parameters, to: &request)
+        case .raw(let body):
+            Self.setBody(body.data, contentType: body.contentType, on: &request)
+            try Self.appendQuery(parameters, to: &request)
         }
         return request
+    }
+
+    /// A form's own body, sent as it is; the parameters go to the query (see
+    /// ``RequestFormable/body``).
+    static func raw(_ body: RequestBody) -> ParameterEncoding {
+        ParameterEncoding(.raw(body))
     }
 
     // MARK: Helpers
@@ -134,6 +142,15 @@ public struct ParameterEncoding: Sendable {
         case .httpBody: false
         case .methodDependent: ["GET", "HEAD", "DELETE"].contains((method ?? "GET").uppercased())
         }
+    }
+
+    /// Appends `parameters`, URL-encoded with the default options, to the request's query.
+    private static func appendQuery(_ parameters: Parameters, to request: inout URLRequest)
+        throws(ParameterEncodingError)
+    {
+        guard !parameters.isEmpty else { return }
+        let query = try URLQueryEncoder().encode(parameters)
+        if !query.isEmpty { try appendQuery(query, to: &request) }
     }
 
     private static func appendQuery(_ query: String, to request: inout URLRequest)

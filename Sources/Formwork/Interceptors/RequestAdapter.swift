@@ -7,11 +7,18 @@ import Foundation
 /// order: the session's first, then the request's. A thrown error fails the request with
 /// ``NetworkError/Kind/requestBuildFailed``.
 ///
+/// Set headers through `request.headers` (Formwork's ``HTTPHeaders`` on `URLRequest`): every
+/// header of the adapted request is checked before it is sent, and a value with CR, LF or NUL
+/// fails the request with ``NetworkError/Kind/invalidHeader`` naming the header. `setValue(_:
+/// forHTTPHeaderField:)` works too, but on Linux it silently drops such a value before Formwork
+/// can see it (or keeps the old value it was meant to replace), so the request would go out
+/// without it.
+///
 /// ```swift
 /// struct Signer: RequestAdapter {
 ///     func adapt(_ request: URLRequest) async throws -> URLRequest {
 ///         var request = request
-///         request.setValue(sign(request), forHTTPHeaderField: "X-Signature")
+///         request.headers["X-Signature"] = sign(request)
 ///         return request
 ///     }
 /// }

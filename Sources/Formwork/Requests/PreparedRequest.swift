@@ -29,6 +29,8 @@ struct PreparedRequest: Sendable {
     var coalesces = false
     /// What the HTTP cache knows about this attempt (`nil` until it looked; see `RequestCore+Cache.swift`).
     var cache: CacheContext?
+    /// The form's own redirect policy (``Formable/redirectPolicy``); nil: the session's.
+    var redirectPolicy: RedirectPolicy?
 
     /// Removes the attempt's temporary files.
     func removeTemporaryFiles() {

@@ -28,13 +28,17 @@ enum RedirectRule {
     ///   - request: The request the transport would send next.
     ///   - hasBody: Whether the redirected request has a body.
     ///   - sensitiveHeaders: The session's own credential headers.
+    ///   - policy: The app's choice (the form's, else the session's), asked after the rules above
+    ///     with the request they allow.
     /// - Returns: The request to send, or nil.
     /// - Throws: ``NetworkError`` when the next request fails Formwork's checks.
     static func follow(
-        _ response: HTTPURLResponse, to request: URLRequest, hasBody: Bool, sensitiveHeaders: Set<String>
+        _ response: HTTPURLResponse, to request: URLRequest, hasBody: Bool, sensitiveHeaders: Set<String>,
+        policy: RedirectPolicy = .follow
     ) throws(NetworkError) -> URLRequest? {
         if hasBody, response.statusCode == 307 || response.statusCode == 308 { return nil }
-        let next = withoutCredentials(request, leaving: response.url, sensitiveHeaders: sensitiveHeaders)
+        let allowed = withoutCredentials(request, leaving: response.url, sensitiveHeaders: sensitiveHeaders)
+        guard let next = policy.next(after: response, proposed: allowed) else { return nil }
         try FinalRequestCheck.validate(next)
         return next
     }

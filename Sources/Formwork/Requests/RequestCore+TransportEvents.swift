@@ -143,11 +143,14 @@ extension RequestCore {
     /// request fails Formwork's checks is not followed, and the attempt fails with that error once
     /// the transport reports its end.
     func redirect(_ response: HTTPURLResponse, to request: URLRequest, attempt: Int) -> URLRequest? {
-        let hasBody = state.withLock { $0.prepared?.transportBody.hasBody ?? false }
+        let (hasBody, policy) = state.withLock {
+            ($0.prepared?.transportBody.hasBody ?? false, $0.prepared?.redirectPolicy)
+        }
         do throws(NetworkError) {
             return try RedirectRule.follow(
                 response, to: request, hasBody: hasBody,
-                sensitiveHeaders: session.configuration.sensitiveHeaders)
+                sensitiveHeaders: session.configuration.sensitiveHeaders,
+                policy: policy ?? session.configuration.redirectPolicy)
         } catch {
             settle(attempt: attempt, error)
             return nil

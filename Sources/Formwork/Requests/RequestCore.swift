@@ -263,6 +263,7 @@ public final class RequestCore: Sendable {
     private func deliversAtCompletion(_ prepared: PreparedRequest, state: State) -> Bool {
         sink == nil && state.progressObservers.isEmpty && session.configuration.eventMonitors.isEmpty
             && prepared.urlRequest.httpBodyStream == nil
+            && (prepared.redirectPolicy ?? session.configuration.redirectPolicy).followsAll
     }
 
     /// Runs `adapters` (the session's, then the request's) in order.

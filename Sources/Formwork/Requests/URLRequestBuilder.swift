@@ -59,7 +59,10 @@ enum URLRequestBuilder {
             request.httpMethod = method
         }
         request.timeoutInterval = try timeout(form.timeout ?? configuration.timeout, request: request)
-        let headers = configuration.headers.merging(form.headers)
+        var headers = configuration.headers.merging(form.headers)
+        if let userAgent = configuration.userAgent, headers.value(for: "User-Agent") == nil {
+            headers.add(name: "User-Agent", value: userAgent)
+        }
         do {
             try headers.validate()
         } catch {

@@ -26,7 +26,7 @@ extension Session {
         let core = RequestCore(session: self, sink: sink, progress: .download) { _ in
             var request = try URLRequestBuilder.request(for: snapshot, configuration: configuration)
             sink.prepare(&request)
-            return PreparedRequest(urlRequest: request)
+            return PreparedRequest(urlRequest: request, redirectPolicy: snapshot.redirectPolicy)
         }
         // The stream's last word on how a connection ended (runs after any status check).
         core.updateValidation { rules in

@@ -50,7 +50,7 @@ extension Session {
             for (name, value) in file.rangeHeaders {
                 request.setValue(value, forHTTPHeaderField: name)
             }
-            return PreparedRequest(urlRequest: request)
+            return PreparedRequest(urlRequest: request, redirectPolicy: snapshot.redirectPolicy)
         }
         let request = DownloadRequest(core: core, file: file)
         core.scheduleStart(isolation: isolation)
@@ -170,7 +170,9 @@ extension Session {
         let (snapshot, configuration) = (FormSnapshot(base: form), self.configuration)
         let core = RequestCore(session: self, progress: .upload) { _ in
             var request = try URLRequestBuilder.baseRequest(for: snapshot, configuration: configuration)
-            return try await prepare(&request)
+            var prepared = try await prepare(&request)
+            prepared.redirectPolicy = snapshot.redirectPolicy
+            return prepared
         }
         let request = UploadRequest(core: core)
         core.scheduleStart(isolation: isolation)

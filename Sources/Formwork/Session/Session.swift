@@ -17,6 +17,11 @@ public final class Session: Sendable {
     public struct Configuration: Sendable {
         /// Headers added to every request; a form's own headers win on a clash. Defaults to none.
         public var headers = HTTPHeaders()
+        /// The `User-Agent` of requests that set none themselves (in ``headers``, the form's
+        /// headers, or an adapter, which all win). Defaults to ``defaultUserAgent``, which names the
+        /// app, the operating system and Formwork; `nil` leaves the header to the transport
+        /// (corelibs URLSession on Linux then sends `<process> (unknown version) curl/<version>`).
+        public var userAgent: String? = Configuration.defaultUserAgent
         /// The status codes accepted when a request sets none itself. Defaults to `200..<300`;
         /// `nil` turns default validation off.
         public var acceptableStatusCodes: Range<Int>? = 200..<300
@@ -47,6 +52,9 @@ public final class Session: Sendable {
         /// Formwork's HTTP cache for the session's data requests (see ``HTTPCache`` and each
         /// form's ``Formable/cachePolicy``). Defaults to `nil`: nothing is cached, as before.
         public var cache: HTTPCache?
+        /// Whether requests follow the server's redirects (see ``RedirectPolicy``); a form's own
+        /// ``Formable/redirectPolicy`` wins. Defaults to ``RedirectPolicy/follow``.
+        public var redirectPolicy = RedirectPolicy.follow
         /// What carries the session's requests over the network (see ``Transport``). Defaults to
         /// `nil`: the built-in `URLSession` transport, on every platform.
         public var transport: (any Transport)?
@@ -193,13 +201,18 @@ public final class Session: Sendable {
     func makeDataRequest(_ form: some RequestFormable) -> DataRequest {
         // Read once, here on the caller's actor; only the Sendable snapshot goes into the builder.
         let (form, configuration) = (FormSnapshot(form), self.configuration)
+        // The cache keys a response by the URL asked for, whichever hop answered: a request that
+        // may stop at a redirect neither reads nor stores there (see `RedirectPolicy`).
+        let cachePolicy =
+            (form.redirectPolicy ?? configuration.redirectPolicy).followsAll ? form.cachePolicy : nil
         return DataRequest(
             core: RequestCore(
                 session: self,
                 builder: { _ in
                     PreparedRequest(
                         urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration),
-                        coalesces: form.coalescesRequests, cache: CacheContext(policy: form.cachePolicy))
+                        coalesces: form.coalescesRequests && form.redirectPolicy == nil,
+                        cache: CacheContext(policy: cachePolicy), redirectPolicy: form.redirectPolicy)
                 }
             ))
     }

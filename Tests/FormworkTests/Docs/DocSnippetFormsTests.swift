@@ -36,6 +36,14 @@ extension DocSnippetTests {
             var encoding: ParameterEncoding { .json(article) }  // → the article as the JSON body
         }
 
+        struct InvoiceForm: RequestFormable {
+            let xml: Data
+            var url: String { "https://api.example.com/invoices" }
+            var method: HTTPMethod { .post }
+            var parameters: Parameters { ["v": 2] }  // → ?v=2
+            var body: RequestBody? { RequestBody(xml, contentType: "application/xml") }
+        }
+
         struct AvatarForm: UploadMultipartFormable {
             let userID: Int
             let photo: URL
@@ -64,6 +72,7 @@ extension DocSnippetTests {
             stubs.stub(nil, "https://api.example.com/search", .json("{}"))
             stubs.stub(nil, "https://api.example.com/me", .json("{}"))
             stubs.stub(.post, "https://api.example.com/avatar", .json("{}"))
+            stubs.stub(.post, "https://api.example.com/invoices", .json("{}"))
             let session = Session(stubs: stubs)
             let caller = Caller()
 
@@ -86,6 +95,12 @@ extension DocSnippetTests {
             #expect(publish.value(forHTTPHeaderField: "Content-Type") == "application/json")
             #expect(
                 try JSONDecoder().decode(NewArticle.self, from: try #require(publish.httpBody)) == article)
+
+            let xml = Data("<invoice/>".utf8)
+            _ = await caller.request(InvoiceForm(xml: xml), session: session).response()
+            let invoice = try #require(stubs.requests.last)
+            #expect(invoice.url?.query == "v=2")
+            #expect(invoice.value(forHTTPHeaderField: "Content-Type") == "application/xml")
 
             _ = await caller.request(ProfileForm(token: "t0ken"), session: session).response()
             let sent = try #require(stubs.requests.last)

@@ -48,7 +48,7 @@ extension DocSnippetTests {
                 SigningAdapter(secret: "s3cret"),
                 Adapter { request in
                     var request = request
-                    request.setValue("2.4.0", forHTTPHeaderField: "X-App-Version")
+                    request.headers["X-App-Version"] = "2.4.0"
                     return request
                 },
             ]
@@ -71,7 +71,7 @@ extension DocSnippetTests {
             var session = Session.default  // not the authenticated session: a refresh must not wait on itself
 
             func apply(_ credential: OAuthToken, to request: inout URLRequest) {
-                request.setValue("Bearer \(credential.accessToken)", forHTTPHeaderField: "Authorization")
+                request.headers["Authorization"] = "Bearer \(credential.accessToken)"
             }
 
             func refresh(_ credential: OAuthToken) async throws -> OAuthToken {

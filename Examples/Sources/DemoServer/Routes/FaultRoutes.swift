@@ -7,6 +7,9 @@ import struct Foundation.Date
 /// Faults for clients to survive:
 /// - `/fault/reset`, `/fault/close`, `/fault/garbage`: a reset, a close without a response, and
 ///   bytes that are not HTTP.
+/// - `/fault/no-reason-phrase`: `HTTP/1.1 200` with no reason phrase (valid HTTP: RFC 9112 §4
+///   lets the phrase be empty, but corelibs URLSession cannot parse the line), a 2-byte body `ok`,
+///   then a close.
 /// - `/fault/burst?key=K&failures=N&status=503`: answers `status` to the first N requests of key K,
 ///   then 200 `{"key":K,"attempt":n}`.
 /// - `/fault/retry-after?key=K&failures=N&after=S&date=1`: answers 429 with `Retry-After: S`
@@ -28,6 +31,9 @@ enum FaultRoutes {
         Route(nil, .exact("/fault/reset")) { _, _ in .fault(.reset) },
         Route(nil, .exact("/fault/close")) { _, _ in .fault(.close) },
         Route(nil, .exact("/fault/garbage")) { _, _ in .fault(.garbage) },
+        Route(nil, .exact("/fault/no-reason-phrase")) { _, _ in
+            .fault(.raw("HTTP/1.1 200\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"))
+        },
         Route([.GET, .PUT, .DELETE], .exact("/fault/burst")) { request in
             let key = request.queryValue("key") ?? "default"
             let failures = Int(request.queryValue("failures") ?? "2") ?? 2

@@ -80,7 +80,13 @@ final class URLSessionTaskLink: Sendable {
     }
 
     /// Reports the task's end, read through what the delegate learned.
-    func finish(_ error: (any Error)?) {
+    /// - Parameters:
+    ///   - error: The task's error.
+    ///   - taskResponse: The task's own `response`, read only when the task ended without error and
+    ///     without a reported response: corelibs never hands a `3xx` head to the delegate (it
+    ///     expects to follow it), so a `3xx` that is not followed — one without `Location` — ends
+    ///     the task with no response reported; it is reported here.
+    func finish(_ error: (any Error)?, taskResponse: () -> URLResponse? = { nil }) {
         let (declined, failure, hasResponse) = state.withLock {
             ($0.declinedChallenge, $0.failure, $0.hasResponse)
         }
@@ -90,6 +96,9 @@ final class URLSessionTaskLink: Sendable {
             if !hasResponse { _ = events.receiveResponse(declined) }
             events.finish(nil)
         } else {
+            if error == nil, !hasResponse, let taskResponse = taskResponse() as? HTTPURLResponse {
+                _ = receiveResponse(taskResponse)
+            }
             events.finish(error)
         }
     }
@@ -163,7 +172,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         guard let link = routes.withLock({ $0.removeValue(forKey: task.taskIdentifier) }),
             !link.deliversAtCompletion
         else { return }
-        link.finish(error)
+        link.finish(error, taskResponse: { task.response })
     }
 
     func urlSession(

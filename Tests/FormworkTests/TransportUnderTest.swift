@@ -7,6 +7,13 @@
 enum TransportUnderTest {
     /// The transport's name, for reports.
     static let name = "URLSession"
+    /// Whether the transport is corelibs URLSession (Linux), whose own limits some tests pin (a
+    /// status line without a reason phrase, the body of a 3xx without `Location`).
+    #if canImport(FoundationNetworking)
+        static let isCorelibsURLSession = true
+    #else
+        static let isCorelibsURLSession = false
+    #endif
     /// Whether the transport applies `Set-Cookie` to a cookie storage of its own
     /// (URLSession keeps `Set-Cookie` in `HTTPCookieStorage.shared`).
     static let storesCookies = true

@@ -9,6 +9,9 @@ import FormworkAsyncHTTPClient
 enum TransportUnderTest {
     /// The transport's name, for reports.
     static let name = "AsyncHTTPClient"
+    /// Whether the transport is corelibs URLSession: no. AsyncHTTPClient parses a status line
+    /// without a reason phrase, and keeps the body of a 3xx without `Location`.
+    static let isCorelibsURLSession = false
     /// Whether the transport applies `Set-Cookie` to a cookie storage of its own
     /// (AsyncHTTPClient has no cookie storage).
     static let storesCookies = false

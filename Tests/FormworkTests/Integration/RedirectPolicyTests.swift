@@ -126,12 +126,12 @@ struct RedirectPolicyTests {
             let response = await client.request(form).validate(statusCode: 200..<400).handledString()
             #expect(response.error == nil)
             #expect(response.response?.statusCode == 302)
-            #if canImport(FoundationNetworking)
+            if TransportUnderTest.isCorelibsURLSession {
                 // corelibs keeps the body of a 3xx aside for a redirect that never comes, and drops it.
                 #expect(response.value == "")
-            #else
+            } else {
                 #expect(response.value?.contains("302") == true)
-            #endif
+            }
         }
     }
 }

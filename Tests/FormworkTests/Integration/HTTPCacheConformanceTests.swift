@@ -172,6 +172,35 @@ struct HTTPCacheConformanceTests {
         #expect(hits == 1)
     }
 
+    @Test(
+        "A redirect status without Location is the response, stored and served with max-age (RFC 9111 §3)",
+        arguments: [301, 302, 303, 307, 308])
+    func redirectWithoutLocation(status: Int) async throws {
+        let (first, second, hits) = try await twice([("cc", "max-age=60"), ("status", String(status))])
+        #expect(first.response?.statusCode == status)
+        #expect(second.source == .cache)
+        #expect(second.response?.statusCode == status)
+        #expect(hits == 1)
+    }
+
+    @Test("A content coding the client does not know is stored and served as it came (RFC 9111 §3)")
+    func unknownContentEncoding() async throws {
+        let (first, second, hits) = try await twice([
+            ("cc", "max-age=60"), ("field", "Content-Encoding: x-formwork-unknown"),
+        ])
+        guard !TransportUnderTest.isCorelibsURLSession else {
+            // libcurl refuses a coding it cannot decode (CURLE_BAD_CONTENT_ENCODING): the exchange
+            // fails before Formwork sees a response, so there is nothing to store.
+            #expect(first.error?.kind == .transport)
+            return
+        }
+        #expect(first.response?.statusCode == 200)
+        #expect(second.source == .cache)
+        #expect(second.response?.value(forHTTPHeaderField: "Content-Encoding") == "x-formwork-unknown")
+        #expect(second.data == first.data)
+        #expect(hits == 1)
+    }
+
     @Test("Expires stores an error status too")
     func errorWithExpires() async throws {
         let (_, second, hits) = try await twice([("expires", "60"), ("status", "500")])

@@ -12,9 +12,19 @@ struct DeliveryPathTests {
 
     /// Waits until `request`'s URLSession task exists, then returns how many tasks `session`
     /// routes through its delegate's events.
-    private func routedWhileRunning(_ request: some Request, in session: Session) async throws -> Int {
-        while (request.core.task as? URLSessionTransportTask)?.task == nil {
-            try await Task.sleep(nanoseconds: 5_000_000)
+    /// How many tasks the session routes through its delegate once `request`'s URLSession task
+    /// runs; `nil` (and an issue) when the request ended before its task was seen (it used to
+    /// loop for good then).
+    private func routedWhileRunning(
+        _ request: some Request, in session: Session, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Int? {
+        await eventually("the request's URLSession task runs", within: 60, sourceLocation: sourceLocation) {
+            (request.core.task as? URLSessionTransportTask)?.task != nil || request.isFinished
+        }
+        guard (request.core.task as? URLSessionTransportTask)?.task != nil else {
+            Issue.record(
+                "The request ended (or never ran) before its task was seen", sourceLocation: sourceLocation)
+            return nil
         }
         return session.router.eventRoutedTaskCount
     }

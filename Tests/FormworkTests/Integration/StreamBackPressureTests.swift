@@ -13,15 +13,15 @@ extension TimingSensitiveSuites {
     struct StreamBackPressureTests {
         let client = Client()
 
-        /// 30,000 events of 1 KiB, as fast as the server can send them (about 7 times the default
+        /// 12,000 events of 1 KiB, as fast as the server can send them (about 3 times the default
         /// 4 MiB buffer), ending with a 204 on the reconnection.
-        private func floodURL(_ key: String, count: Int = 30_000) async throws -> String {
+        private func floodURL(_ key: String, count: Int = 12_000) async throws -> String {
             try await DemoServer.url("/sse?key=\(key)&count=\(count)&total=\(count)&size=1024")
         }
 
         @Test("A reader that stops for 2 s after 1,000 events then goes on gets every event, in order")
         func pausedReaderGetsEverything() async throws {
-            let count = 30_000
+            let count = 12_000
             let stream = client.stream(TestForm(url: try await floodURL(streamKey(), count: count)))
             var received = 0
             var outOfOrder: (expected: String, got: String)?

@@ -49,6 +49,12 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
         /// whole suite under TSan saw other requests stall for seconds). 250 ms without a single
         /// finished operation means the consumer is stuck, not slow: the work goes in anyway.
         static let standard = Limits(highWater: 512, lowWater: 448, maximumWait: 0.25)
+
+        /// For the queue of one stream whose body waits for its reader (see
+        /// `URLSessionTransport.makeTask`): the stream's own buffer already holds up to its limit
+        /// for the reader, so the queue in front of it keeps 1 MiB at most (64 chunks) and lets
+        /// the producer go at 48.
+        static let stream = Limits(highWater: 64, lowWater: 48, maximumWait: 0.25)
     }
 
     /// What the queue has seen, for tests and benchmarks.

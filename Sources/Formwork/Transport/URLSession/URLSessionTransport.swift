@@ -77,7 +77,7 @@ final class URLSessionTransport: Transport {
             return URLSessionTransportTask(router: router, link: link) {
                 let own = URLSession(
                     configuration: shared.configuration, delegate: router,
-                    delegateQueue: DeliveryQueue(name: "org.formwork.session.stream"))
+                    delegateQueue: DeliveryQueue(name: "org.formwork.session.stream", limits: .stream))
                 let task =
                     bodyFile.map { own.uploadTask(with: finalRequest, fromFile: $0) }
                     ?? own.dataTask(with: finalRequest)

@@ -138,7 +138,12 @@ struct HTTPCacheConformanceTests {
     @Test("Set-Cookie is stored and sent back with the cached response, and not applied to cookies again")
     func setCookie() async throws {
         let name = "fw\(UUID().uuidString.prefix(8))"
-        let (id, url) = try await resource([("cc", "max-age=60"), ("field", "Set-Cookie: \(name)=1; Path=/")])
+        // Scoped to a host and path no other test sends to: URLSession adds the shared storage's
+        // cookies to every request it matches (it once replaced another suite's own Cookie).
+        let (id, loopbackURL) = try await resource([
+            ("cc", "max-age=60"), ("field", "Set-Cookie: \(name)=1; Path=/cache/resource"),
+        ])
+        let url = loopbackURL.replacingOccurrences(of: "://127.0.0.1:", with: "://localhost:")
         let storage = HTTPCookieStorage.shared
         let address = try #require(URL(string: url))
         let session = cachingSession()

@@ -160,10 +160,12 @@ public final class Session: Sendable {
             return choice.transport
         }
         guard let builtIn = released as? URLSessionTransport else { return }
-        if cancelling {
-            builtIn.urlSession.invalidateAndCancel()
-        } else {
-            builtIn.urlSession.finishTasksAndInvalidate()
+        DeliveryQueue.countingWaitForNetwork {
+            if cancelling {
+                builtIn.urlSession.invalidateAndCancel()
+            } else {
+                builtIn.urlSession.finishTasksAndInvalidate()
+            }
         }
     }
 

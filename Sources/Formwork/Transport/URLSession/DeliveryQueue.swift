@@ -104,12 +104,13 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
     static let callsWaitingForNetwork = Protected(0)
 
     /// Runs `call` (a call into URLSession that may wait for libcurl's shared queue), counted in
-    /// ``callsWaitingForNetwork`` while some delivery queue holds the network.
-    static func countingWaitForNetwork(_ call: () -> Void) {
-        guard isHoldingNetwork else { return call() }
+    /// ``callsWaitingForNetwork`` for as long as it runs: always, since a delivery queue may begin
+    /// to hold the network just after the call began to wait (such a wait, uncounted, lasted as
+    /// long as a stream's reader, and could take every thread of Swift's concurrency pool).
+    static func countingWaitForNetwork<Result>(_ call: () -> Result) -> Result {
         callsWaitingForNetwork.withLock { $0 += 1 }
         defer { callsWaitingForNetwork.withLock { $0 -= 1 } }
-        call()
+        return call()
     }
 
     /// - Parameters:

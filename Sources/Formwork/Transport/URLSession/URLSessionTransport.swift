@@ -168,6 +168,11 @@ final class URLSessionTransportTask: TransportTask {
 
     private func start() {
         guard case .waiting = phase.withLock({ $0 }) else { return }
+        // Making and resuming a task wait for libcurl's shared queue (corelibs `workQueue.sync`).
+        DeliveryQueue.countingWaitForNetwork { startCounted() }
+    }
+
+    private func startCounted() {
         let (task, ownSession) = make()
         let started = phase.withLock { phase -> Bool in
             guard case .waiting = phase else { return false }

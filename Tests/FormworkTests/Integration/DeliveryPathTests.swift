@@ -32,8 +32,9 @@ struct DeliveryPathTests {
     @Test("A plain request is not routed through the delegate; one with a progress observer is")
     func paths() async throws {
         let session = Session()
-        // Slow enough to be still running when checked, even under TSan on a busy machine.
-        let slow = try await DemoServer.url("/slow?ms=5000")
+        // Slow enough to be still running when checked, even under TSan on a busy machine (the
+        // whole suite there has held test tasks back for over 20 s); each is cancelled after.
+        let slow = try await DemoServer.url("/slow?ms=60000")
         let plain = client.request(TestForm(url: slow), session: session).resume()
         #expect(try await routedWhileRunning(plain, in: session) == 0)
         plain.cancel()
@@ -56,7 +57,7 @@ struct DeliveryPathTests {
     func monitored() async throws {
         let session = Session { $0.eventMonitors = [RecordingMonitor()] }
         let request = client.request(
-            TestForm(url: try await DemoServer.url("/slow?ms=5000")), session: session
+            TestForm(url: try await DemoServer.url("/slow?ms=60000")), session: session
         ).resume()
         #expect(try await routedWhileRunning(request, in: session) == 1)
         request.cancel()

@@ -83,7 +83,7 @@ struct LifecycleTests {
 
     @Test("Cancelling the Swift Task that awaits a request cancels the request")
     func taskCancellation() async throws {
-        let request = client.request(TestForm(url: try await DemoServer.url("/slow?ms=8000")))
+        let request = client.request(TestForm(url: try await DemoServer.url("/slow?ms=60000")))
         let waiter = Task { try await request.data() }
         await request.waitUntilRunning()
         waiter.cancel()

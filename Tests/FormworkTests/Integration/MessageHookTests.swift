@@ -112,7 +112,7 @@ struct MessageHookTests {
 
     @Test("A cancelled request shows nothing at all")
     func cancelled() async throws {
-        let shown = try await send("/slow?ms=8000", WeatherError.self, cancel: true)
+        let shown = try await send("/slow?ms=60000", WeatherError.self, cancel: true)
         #expect(shown.warnings.isEmpty)
         #expect(shown.successes.isEmpty)
         #expect(shown.informed.isEmpty)

@@ -112,7 +112,7 @@ struct ReloadHookTests {
     func noReload(path: String) async throws {
         let view = Headless.View()
         let done = EventCounter()
-        let url = try await DemoServer.url(path == "cancel" ? "/slow?ms=8000" : path)
+        let url = try await DemoServer.url(path == "cancel" ? "/slow?ms=60000" : path)
         let request = client.request(TestForm(url: url)).reload(on: view).response { _ in done.increment() }
         if path == "cancel" {
             await request.waitUntilRunning()

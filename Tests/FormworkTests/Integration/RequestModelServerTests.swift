@@ -235,7 +235,7 @@ struct RequestModelServerTests {
         let model = RequestModel<Slept>()
         let changes = ModelChanges(model)
         let done = EventCounter()
-        let request = client.request(TestForm(url: try await DemoServer.url("/slow?ms=8000")))
+        let request = client.request(TestForm(url: try await DemoServer.url("/slow?ms=60000")))
             .load(model)
             .response { _ in done.increment() }
         await request.waitUntilRunning()

@@ -107,15 +107,24 @@ struct RequestLifetimeTests {
     func transportTaskIsReleased(coalescing: Bool, cancelling: Bool) async throws {
         // A shared (coalesced) task and its events once kept each other alive for good, and with
         // them the transport's own task (its URLSession task, and the URLSession).
-        let form = TestForm(url: try await DemoServer.url(cancelling ? "/slow?ms=10000" : "/slow?ms=50"))
+        // The server holds the answer until the test releases it: a request that ended before the
+        // test saw its task (a timer's answer on a busy machine) would leave nothing to check.
+        let key = "lifetime-\(UUID().uuidString)"
+        let form = TestForm(url: try await DemoServer.url("/coalesce/held?key=\(key)"))
         weak var task: (any TransportTask)?
         do {
             let request = client.request(form, session: session(coalescing: coalescing))
             let waiting = Task { try await request.data() }
             await eventually("the request's task exists") { request.core.task != nil }
             task = request.core.task
-            if cancelling { request.cancel() }
-            _ = await waiting.result
+            if cancelling {
+                request.cancel()
+            } else {
+                let release = TestForm(url: try await DemoServer.url("/coalesce/release?key=\(key)"))
+                _ = try await client.request(release, session: session(coalescing: false)).data()
+            }
+            let result = await waiting.result
+            #expect(cancelling == ((try? result.get()) == nil), "The request ends as it should")
         }
         await expectReleased("The request's network task") { task == nil }
     }

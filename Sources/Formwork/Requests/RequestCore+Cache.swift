@@ -20,7 +20,7 @@ extension RequestCore {
         else {
             return false
         }
-        let previous = state.withLock { $0.prepared?.cache }
+        let previous = state.withLock { $0.machine.latest?.prepared.cache }
         var context = prepared.cache ?? CacheContext(policy: nil)
         context.method = prepared.urlRequest.httpMethod ?? "GET"
         context.url = url
@@ -163,7 +163,9 @@ extension RequestCore {
     /// on the network.
     func dropsFailedCachedAnswer(attempt: Int) -> Bool {
         state.withLock { state in
-            guard state.machine.isRunning(attempt: attempt), let context = state.prepared?.cache else {
+            guard state.machine.isRunning(attempt: attempt),
+                let context = state.machine.latest?.prepared.cache
+            else {
                 return false
             }
             return context.answered && context.policy == .cacheThenNetwork
@@ -182,10 +184,10 @@ extension RequestCore {
         guard let cache = session.configuration.cache else { return error }
         if let error = error as? URLError, error.code == .cancelled { return error }
         let snapshot = state.withLock { state -> (CacheContext, ResponseHead?, Data)? in
-            guard state.machine.isRunning(attempt: attempt), let context = state.prepared?.cache,
-                context.key != nil, !context.answered
+            guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest,
+                let context = values.prepared.cache, context.key != nil, !context.answered
             else { return nil }
-            return (context, state.response, state.data)
+            return (context, values.response, values.body)
         }
         guard let (context, response, body) = snapshot, let key = context.key else { return error }
         let failed = error != nil || response == nil
@@ -223,16 +225,14 @@ extension RequestCore {
         let delivery = entry.map { Self.delivery(of: $0, source: .cache, now: now) } ?? .network
         prepared.cache?.answered = true
         prepared.cache?.delivery = delivery
+        // A new attempt, with nothing received: what a failed attempt before it received went with
+        // it (a retry answered from the cache once got the failed body glued to the stored one).
         let started = state.withLock { state -> Bool in
-            guard case .createAndResumeTask = state.event({ $0.adapted(attempt: attempt) }) else {
+            guard
+                case .createAndResumeTask = state.event({ $0.adapted(attempt: attempt, prepared: prepared) })
+            else {
                 return false
             }
-            state.prepared = prepared
-            state.task = nil
-            state.sinkFailure = nil
-            state.progress = nil
-            state.notifiedProgress = nil
-            state.bytesSent = 0
             return true
         }
         guard started else { return }
@@ -252,12 +252,13 @@ extension RequestCore {
     private func replaceResponse(with stored: CacheEntry, source: ResponseSource, attempt: Int, now: Date) {
         let delivery = Self.delivery(of: stored, source: source, now: now)
         state.withLock { state in
-            guard state.machine.isRunning(attempt: attempt) else { return }
-            let entry = CacheAnswer.ranged(stored, request: state.prepared?.cache?.requestHeaders ?? [:])
-            state.response = entry.httpResponse(age: delivery.age).map(ResponseHead.init)
-            state.data = entry.body
-            state.bytesReceived = Int64(entry.body.count)
-            state.prepared?.cache?.delivery = delivery
+            state.machine.updateRunning(attempt: attempt) { values in
+                let entry = CacheAnswer.ranged(stored, request: values.prepared.cache?.requestHeaders ?? [:])
+                values.response = entry.httpResponse(age: delivery.age).map(ResponseHead.init)
+                values.body = entry.body
+                values.bytesReceived = Int64(entry.body.count)
+                values.prepared.cache?.delivery = delivery
+            }
         }
     }
 

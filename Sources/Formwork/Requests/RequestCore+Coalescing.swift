@@ -35,7 +35,6 @@ extension RequestCore {
     ) -> AttemptTask {
         let request = prepared.transportRequest(isObserved: !atCompletion, pacing: sink?.pacing ?? .never)
         guard let key = coalescingKey(for: prepared) else {
-            state.flight = nil
             let task = session.transport.makeTask(
                 for: request, events: AttemptEvents(core: self, attempt: attempt))
             return AttemptTask(task: task, leads: true)
@@ -50,10 +49,10 @@ extension RequestCore {
         }
         switch entry {
         case .lead(let flight):
-            state.flight = flight
+            state.machine.updateRunning(attempt: attempt) { $0.flight = flight }
             return AttemptTask(task: flight.task, leads: true)
         case .follow(let flight):
-            state.flight = flight
+            state.machine.updateRunning(attempt: attempt) { $0.flight = flight }
             return AttemptTask(task: flight.task, leads: false, leaderID: flight.leaderID)
         }
     }
@@ -91,7 +90,9 @@ extension RequestCore {
     func releaseTask(_ task: any TransportTask, cancelling: Bool) {
         // Leaving twice (an idle timeout, then the end) is harmless: the flight stays known, so
         // the second release never takes the task from the requests still sharing it.
-        let flight = state.withLock { state in state.flight.flatMap { $0.task === task ? $0 : nil } }
+        let flight = state.withLock { state in
+            state.machine.latest?.flight.flatMap { $0.task === task ? $0 : nil }
+        }
         if let flight, !flight.leave(self) { return }
         if cancelling { task.cancel() }
     }

@@ -11,7 +11,7 @@ extension RequestCore {
     func addProgressObserver(_ observer: @escaping ProgressObserver) {
         let current = state.withLock { state -> (TransferProgress, Int)? in
             state.progressObservers.append(observer)
-            return state.progress.map { ($0, state.machine.attempt) }
+            return state.machine.latest?.progress.map { ($0, state.machine.attempt) }
         }
         start()
         if let (progress, attempt) = current { observer(progress, attempt) }
@@ -40,19 +40,27 @@ extension RequestCore.State {
         _ progress: TransferProgress, attempt: Int
     ) -> [RequestCore.ProgressObserver]? {
         guard machine.acceptsProgress(attempt: attempt) else { return nil }
-        if let current = self.progress, current.completedBytes > progress.completedBytes { return nil }
-        let previous = self.progress
-        self.progress = progress
-        guard let notified = notifiedProgress, notified.totalBytes == progress.totalBytes, previous != nil
-        else {
-            notifiedProgress = progress
-            return progressObservers
-        }
-        let step = RequestCore.notificationStep(forTotal: progress.totalBytes)
-        guard progress.completedBytes - notified.completedBytes >= step || progress.isComplete,
-            progress != notified
-        else { return nil }
-        notifiedProgress = progress
-        return progressObservers
+        let notifies =
+            machine.updateLatest { values -> Bool in
+                guard values.number == attempt else { return false }
+                if let current = values.progress, current.completedBytes > progress.completedBytes {
+                    return false
+                }
+                let previous = values.progress
+                values.progress = progress
+                guard let notified = values.notifiedProgress, notified.totalBytes == progress.totalBytes,
+                    previous != nil
+                else {
+                    values.notifiedProgress = progress
+                    return true
+                }
+                let step = RequestCore.notificationStep(forTotal: progress.totalBytes)
+                guard progress.completedBytes - notified.completedBytes >= step || progress.isComplete,
+                    progress != notified
+                else { return false }
+                values.notifiedProgress = progress
+                return true
+            } ?? false
+        return notifies ? progressObservers : nil
     }
 }

@@ -63,7 +63,7 @@ extension RequestCore {
     ) -> Bool {
         let current = state.withLock { state -> Bool in
             guard state.machine.responseReceived(attempt: attempt) == .record else { return false }
-            state.response = head
+            state.machine.updateRunning(attempt: attempt) { $0.response = head }
             return true
         }
         guard current else { return false }
@@ -77,7 +77,7 @@ extension RequestCore {
         }
         switch sink.open(http, attempt: attempt) {
         case .write(let start):
-            state.withLock { $0.writesToSink = true }
+            state.withLock { $0.machine.updateRunning(attempt: attempt) { $0.writesToSink = true } }
             updateProgress(start, attempt: attempt)
             return true
         case .collectInMemory:
@@ -98,16 +98,19 @@ extension RequestCore {
             case ignore
         }
         let target = state.withLock { state -> Target in
-            guard state.machine.dataReceived(attempt: attempt) == .record, state.sinkFailure == nil else {
-                return .ignore
-            }
-            state.bytesReceived += Int64(data.count)
-            if state.writesToSink { return .sink }
-            if sink != nil, state.data.count + data.count > Self.errorBodyLimit { return .ignore }
-            state.data.append(data)
-            guard progressDirection == .download, var progress = state.progress else { return .memory(nil) }
-            progress.completedBytes += Int64(data.count)
-            return .memory(progress)
+            guard state.machine.dataReceived(attempt: attempt) == .record else { return .ignore }
+            return state.machine.updateRunning(attempt: attempt) { values -> Target in
+                guard values.sinkFailure == nil else { return .ignore }
+                values.bytesReceived += Int64(data.count)
+                if values.writesToSink { return .sink }
+                if sink != nil, values.body.count + data.count > Self.errorBodyLimit { return .ignore }
+                values.body.append(data)
+                guard progressDirection == .download, var progress = values.progress else {
+                    return .memory(nil)
+                }
+                progress.completedBytes += Int64(data.count)
+                return .memory(progress)
+            } ?? .ignore
         }
         switch target {
         case .ignore:
@@ -121,8 +124,10 @@ extension RequestCore {
                 updateProgress(progress, attempt: attempt)
             } catch {
                 let task = state.withLock { state -> (any TransportTask)? in
-                    state.sinkFailure = error
-                    return state.task
+                    state.machine.updateRunning(attempt: attempt) { values in
+                        values.sinkFailure = error
+                        return values.task
+                    } ?? nil
                 }
                 // A cancelled task reports nothing more: the attempt ends here, with the sink's error.
                 task?.cancel()
@@ -133,7 +138,7 @@ extension RequestCore {
 
     func taskDidSendBodyData(totalSent: Int64, expected: Int64?, attempt: Int) {
         state.withLock { state in
-            if state.machine.attempt == attempt { state.bytesSent = max(state.bytesSent, totalSent) }
+            state.machine.updateRunning(attempt: attempt) { $0.bytesSent = max($0.bytesSent, totalSent) }
         }
         guard progressDirection == .upload else { return }
         updateProgress(TransferProgress(completedBytes: totalSent, totalBytes: expected), attempt: attempt)
@@ -144,7 +149,10 @@ extension RequestCore {
     /// the transport reports its end.
     func redirect(_ response: HTTPURLResponse, to request: URLRequest, attempt: Int) -> URLRequest? {
         let (hasBody, policy) = state.withLock {
-            ($0.prepared?.transportBody.hasBody ?? false, $0.prepared?.redirectPolicy)
+            (
+                $0.machine.latest?.prepared.transportBody.hasBody ?? false,
+                $0.machine.latest?.prepared.redirectPolicy
+            )
         }
         do throws(NetworkError) {
             return try RedirectRule.follow(
@@ -167,18 +175,19 @@ extension RequestCore {
 
     func taskDidComplete(error: (any Error)?, attempt: Int) {
         let error = settleWithCache(error, attempt: attempt)
-        let settledFailure = settledFailure(of: attempt)
-        typealias Snapshot = (URLRequest?, ResponseHead?, Data, ValidationRules, NetworkError?, Bool)
+        typealias Snapshot = (RequestAttempt, ValidationRules)
         let snapshot = state.withLock { state -> Snapshot? in
-            guard state.machine.isRunning(attempt: attempt) else { return nil }
-            return (
-                state.prepared?.urlRequest, state.response, state.data, state.validation, state.sinkFailure,
-                state.writesToSink
-            )
+            guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest else {
+                return nil
+            }
+            return (values, state.validation)
         }
-        guard let (request, response, data, rules, sinkFailure, wroteToSink) = snapshot else { return }
+        guard let (values, rules) = snapshot else { return }
+        let (request, response, data, wroteToSink) = (
+            values.prepared.urlRequest, values.response, values.body, values.writesToSink
+        )
         let failure: NetworkError?
-        if let settled = settledFailure ?? sinkFailure {
+        if let settled = values.settledFailure ?? values.sinkFailure {
             failure = settled
         } else if let error = error as? NetworkError {
             failure = error  // a transport's own, e.g. a body stream the form could not make
@@ -222,10 +231,12 @@ extension RequestCore {
     /// been held back by the notification step (a bar would otherwise stop short of the cut).
     private func passOnLatestProgress(attempt: Int) {
         let pending = state.withLock { state -> (TransferProgress, [ProgressObserver])? in
-            guard state.machine.attempt == attempt, let progress = state.progress,
-                progress != state.notifiedProgress
-            else { return nil }
-            state.notifiedProgress = progress
+            let progress = state.machine.updateRunning(attempt: attempt) { values -> TransferProgress? in
+                guard let progress = values.progress, progress != values.notifiedProgress else { return nil }
+                values.notifiedProgress = progress
+                return progress
+            }
+            guard let progress = progress ?? nil else { return nil }
             return (progress, state.progressObservers)
         }
         guard let (progress, observers) = pending else { return }
@@ -236,18 +247,21 @@ extension RequestCore {
     /// has none until now; a throttled last update may not have been passed on).
     private func finalProgress(attempt: Int) -> TransferProgress? {
         state.withLock { state in
-            if state.progress == nil, progressDirection == .upload, let sent = state.prepared?.bodyLength {
-                // No progress came while sending (a transport that reports the whole exchange
-                // at its end): the whole body was sent.
-                state.bytesSent = max(state.bytesSent, sent)
-                state.progress = TransferProgress(completedBytes: sent, totalBytes: sent)
-            }
-            guard let progress = state.progress else { return nil }
-            let final = TransferProgress(
-                completedBytes: progress.completedBytes, totalBytes: progress.completedBytes)
-            if progress == final, state.notifiedProgress == final { return nil }
-            state.notifiedProgress = nil  // so that the final value is passed on
-            return final
+            state.machine.updateRunning(attempt: attempt) { values -> TransferProgress? in
+                if values.progress == nil, progressDirection == .upload, let sent = values.prepared.bodyLength
+                {
+                    // No progress came while sending (a transport that reports the whole exchange
+                    // at its end): the whole body was sent.
+                    values.bytesSent = max(values.bytesSent, sent)
+                    values.progress = TransferProgress(completedBytes: sent, totalBytes: sent)
+                }
+                guard let progress = values.progress else { return nil }
+                let final = TransferProgress(
+                    completedBytes: progress.completedBytes, totalBytes: progress.completedBytes)
+                if progress == final, values.notifiedProgress == final { return nil }
+                values.notifiedProgress = nil  // so that the final value is passed on
+                return final
+            } ?? nil
         }
     }
 }

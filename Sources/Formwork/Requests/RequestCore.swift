@@ -6,7 +6,9 @@ import Foundation
 /// All mutable state sits in one struct behind one lock. Every rule (attempts, retries, retry
 /// waits, deadlines, cancellation, reloads, the exactly-once ordered delivery to handlers) is
 /// decided by `RequestStateMachine`, held in that state: this class feeds it events and
-/// performs the actions it returns, outside the lock.
+/// performs the actions it returns, outside the lock. The values of an attempt (its request,
+/// task, response, body, byte counts and progress) live in the machine's state
+/// (``RequestAttempt``), never beside it: a new attempt starts empty by construction.
 ///
 /// Opaque outside Formwork: it is public only so that ``Request`` can give every request type
 /// the same hooks.
@@ -30,29 +32,9 @@ public final class RequestCore: Sendable {
         /// Every rule of the request; the fields below are the values its actions work on.
         var machine = RequestStateMachine()
         var startedAt: Date?
-        var task: (any TransportTask)?
-        /// The coalesced network request `task` belongs to, when identical requests share it.
-        var flight: Flight?
-        var prepared: PreparedRequest?
-        /// The current attempt's response head.
-        var response: ResponseHead?
-        var data = Data()
-        /// `true` while the current attempt's body goes to the sink rather than to `data`.
-        var writesToSink = false
-        /// Set when the sink failed mid-body: the attempt ends with this error.
-        var sinkFailure: NetworkError?
-        /// An attempt that Formwork failed itself on a transport's question (a refused redirect):
-        /// the exchange's own end is read as this failure instead (see
-        /// `RequestCore+SettledAttempt.swift`).
-        var settledAttempt: SettledAttempt?
         var validation = ValidationRules()
         var adapters: [any RequestAdapter] = []
         var retriers: [any RequestRetrier] = []
-        var bytesSent: Int64 = 0
-        var bytesReceived: Int64 = 0
-        var progress: TransferProgress?
-        /// The last progress observers heard of.
-        var notifiedProgress: TransferProgress?
         var progressObservers: [ProgressObserver] = []
         var outcome: RequestOutcome?
         /// The handler chain, in the order chained (the machine says which one runs next).
@@ -70,19 +52,15 @@ public final class RequestCore: Sendable {
         /// holding the request.
         var retryWait: Task<Void, Never>?
 
-        /// Feeds the machine one event. A reload it starts also clears the previous attempt's
-        /// values in the same locked step, so no reader sees the old outcome afterwards.
+        /// Feeds the machine one event. A reload it starts also clears the previous run's outcome
+        /// in the same locked step, so no reader sees it afterwards (the machine itself dropped the
+        /// last attempt's values).
         mutating func event(_ apply: (inout RequestStateMachine) -> RequestStateMachine.Action)
             -> RequestStateMachine.Action
         {
             let action = apply(&machine)
             if case .reload = action {
                 outcome = nil
-                task = nil
-                response = nil
-                data = Data()
-                progress = nil
-                notifiedProgress = nil
                 startedAt = Date()
             }
             return action
@@ -125,15 +103,15 @@ public final class RequestCore: Sendable {
     // MARK: Reading
 
     /// The last `URLRequest` sent (or being sent).
-    var request: URLRequest? { state.withLock { $0.prepared?.urlRequest } }
+    var request: URLRequest? { state.withLock { $0.machine.latest?.prepared.urlRequest } }
     /// The last HTTP response received.
-    var response: HTTPURLResponse? { state.withLock { $0.response }?.httpURLResponse }
+    var response: HTTPURLResponse? { state.withLock { $0.machine.latest?.response }?.httpURLResponse }
     /// The coarse phase of the request's state machine.
     var lifecycleState: RequestStateMachine.Phase { state.withLock { $0.machine.phase } }
     /// The transport task of the current attempt.
-    var task: (any TransportTask)? { state.withLock { $0.task } }
+    var task: (any TransportTask)? { state.withLock { $0.machine.latest?.task } }
     /// The latest progress of the current attempt, if any bytes moved yet.
-    var progress: TransferProgress? { state.withLock { $0.progress } }
+    var progress: TransferProgress? { state.withLock { $0.machine.latest?.progress } }
 
     // MARK: Configuring
 
@@ -227,21 +205,14 @@ public final class RequestCore: Sendable {
         // The task is made in the same locked step as the transition, so a cancel that follows
         // always finds it; it is resumed outside the lock.
         let task = state.withLock { state -> AttemptTask? in
-            guard case .createAndResumeTask = state.event({ $0.adapted(attempt: attempt) }) else {
+            guard
+                case .createAndResumeTask = state.event({ $0.adapted(attempt: attempt, prepared: prepared) })
+            else {
                 return nil
             }
             let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
             let task = makeOrJoinTask(prepared, attempt: attempt, atCompletion: atCompletion, state: &state)
-            state.prepared = prepared
-            state.response = nil
-            state.data = Data()
-            state.writesToSink = false
-            state.sinkFailure = nil
-            state.progress = nil
-            state.notifiedProgress = nil
-            state.bytesSent = 0
-            state.bytesReceived = 0
-            state.task = task.task
+            state.machine.updateRunning(attempt: attempt) { $0.task = task.task }
             return task
         }
         guard let task else {
@@ -298,7 +269,10 @@ public final class RequestCore: Sendable {
     /// and performs what it returns: a retry after its wait, or the end with `failure`.
     func askRetriers(_ retriers: [any RequestRetrier], about failure: NetworkError, attempt: Int) async {
         let (retryCount, request, response) = state.withLock { state in
-            (state.machine.retryCount, state.prepared?.urlRequest, state.response)
+            (
+                state.machine.retryCount, state.machine.latest?.prepared.urlRequest,
+                state.machine.latest?.response
+            )
         }
         let context = RetryContext(
             request: request, response: response?.httpURLResponse, error: failure, retryCount: retryCount)
@@ -309,7 +283,10 @@ public final class RequestCore: Sendable {
         typealias Retry = (RequestStateMachine.Action, (any TransportTask)?, PreparedRequest?, Int)
         let (action, task, prepared, retries) = state.withLock { state -> Retry in
             let action = state.event { $0.retryDecided(attempt: attempt, delay: delay) }
-            return (action, state.task, state.prepared, state.machine.retryCount)
+            guard case .scheduleRetry = action else { return (action, nil, nil, state.machine.retryCount) }
+            return (
+                action, state.machine.takeTask(), state.machine.latest?.prepared, state.machine.retryCount
+            )
         }
         guard case .scheduleRetry(let wait, _) = action else { return }
         for monitor in session.configuration.eventMonitors {
@@ -370,10 +347,12 @@ public final class RequestCore: Sendable {
     private func watchIdleTimeout(_ seconds: TimeInterval, task: any TransportTask, attempt: Int) {
         IdleWatchdog.shared.watch(seconds: seconds) {
             self.state.withLock { state -> IdleTimeout.Activity? in
-                guard state.machine.isRunning(attempt: attempt) else { return nil }
+                guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest else {
+                    return nil
+                }
                 return IdleTimeout.Activity(
-                    hasResponse: state.response != nil, bytesReceived: state.bytesReceived,
-                    bytesSent: state.bytesSent)
+                    hasResponse: values.response != nil, bytesReceived: values.bytesReceived,
+                    bytesSent: values.bytesSent)
             }
         } expire: {
             self.releaseTask(task, cancelling: true)
@@ -383,7 +362,7 @@ public final class RequestCore: Sendable {
 
     private func expire(after seconds: TimeInterval) {
         let (action, request) = state.withLock { state in
-            (state.event { $0.deadlinePassed() }, state.prepared?.urlRequest)
+            (state.event { $0.deadlinePassed() }, state.machine.latest?.prepared.urlRequest)
         }
         let error = NetworkError(
             .transport, failureReason: "The request did not finish within its deadline of \(seconds) s.",
@@ -418,8 +397,7 @@ public final class RequestCore: Sendable {
             Task { await self.run(attempt: attempt) }
         case .cancelTaskAndBuildRequest(let attempt):
             let (oldTask, oldPrepared) = state.withLock { state in
-                defer { state.task = nil }
-                return (state.task, state.prepared)
+                (state.machine.takeTask(), state.machine.latest?.prepared)
             }
             if let oldTask { releaseTask(oldTask, cancelling: true) }
             oldPrepared?.removeTemporaryFiles()
@@ -464,12 +442,13 @@ public final class RequestCore: Sendable {
     ) {
         // The request lets go of its task here: the task holds the request's events, which hold
         // the request, so keeping it would keep every finished request alive (a retain cycle).
-        let (prepared, task, attempt, request, response) = state.withLock { state in
-            defer { state.task = nil }
-            return (
-                state.prepared, state.task, state.machine.attempt, state.prepared?.urlRequest, state.response
+        let (prepared, task, attempt, response) = state.withLock { state in
+            (
+                state.machine.latest?.prepared, state.machine.takeTask(), state.machine.attempt,
+                state.machine.latest?.response
             )
         }
+        let request = prepared?.urlRequest
         if let task { releaseTask(task, cancelling: cancellingTask) }
         var error: NetworkError?
         switch ending {
@@ -486,14 +465,15 @@ public final class RequestCore: Sendable {
         )
         let (outcome, waiters, next) = state.withLock { state -> Delivery in
             let duration = state.startedAt.map { Date().timeIntervalSince($0) } ?? 0
+            let last = state.machine.latest
             let outcome = RequestOutcome(
-                request: state.prepared?.urlRequest,
-                head: state.response,
-                data: state.response == nil && state.data.isEmpty ? nil : state.data,
+                request: last?.prepared.urlRequest,
+                head: last?.response,
+                data: last.flatMap { $0.response == nil && $0.body.isEmpty ? nil : $0.body },
                 error: error,
                 attempt: state.machine.attempt,
                 duration: duration,
-                cache: state.prepared?.cache?.delivery ?? .network,
+                cache: last?.prepared.cache?.delivery ?? .network,
                 isBackgroundRefresh: state.machine.isBackgroundRefresh)
             state.outcome = outcome
             state.deadlineTimer?.cancel()
@@ -514,7 +494,7 @@ public final class RequestCore: Sendable {
         let monitors = session.configuration.eventMonitors
         guard !monitors.isEmpty else { return }
         let (sent, received) = state.withLock { state in
-            (state.bytesSent, state.bytesReceived)
+            (state.machine.latest?.bytesSent ?? 0, state.machine.latest?.bytesReceived ?? 0)
         }
         let metrics = RequestMetrics(
             requestID: id, request: outcome.request, response: outcome.response, error: outcome.error,

@@ -15,21 +15,36 @@
 /// `initialized → adapting → running → (askingRetriers → waitingToRetry → adapting → running)*
 /// → finished | cancelled`, and `finished → adapting` again on a reload.
 struct RequestStateMachine: Sendable {
-    /// Where the request is. The attempt in a case is the one that state belongs to.
-    enum State: Sendable, Equatable {
+    /// Where the request is. A case that belongs to an attempt carries that attempt's values
+    /// (``RequestAttempt``): leaving the attempt drops them, so the next one starts empty.
+    enum State: Sendable {
         /// Created, not started.
         case initialized
-        /// Building or adapting the `URLRequest` of `attempt`.
+        /// Building or adapting the `URLRequest` of `attempt`. `previous` is the attempt this one
+        /// follows (a retry or a restart), kept until this one is sent; nil for the first attempt
+        /// and for a reload.
+        case adapting(attempt: Int, previous: RequestAttempt?)
+        /// The attempt's task is in flight.
+        case running(RequestAttempt)
+        /// The attempt failed; the retriers are deciding whether to try again.
+        case askingRetriers(RequestAttempt)
+        /// The attempt failed and will be retried once the wait ends.
+        case waitingToRetry(RequestAttempt)
+        /// Done with an outcome (success or failure); `last` is the attempt it came from, if any
+        /// was sent.
+        case finished(last: RequestAttempt?)
+        /// Done: cancelled before it could finish; `last` as for ``finished(last:)``.
+        case cancelled(last: RequestAttempt?)
+    }
+
+    /// Where the request is, without the attempt's values: what tests and logs compare.
+    enum Position: Sendable, Equatable {
+        case initialized
         case adapting(attempt: Int)
-        /// The task of `attempt` is in flight.
         case running(attempt: Int)
-        /// `attempt` failed; the retriers are deciding whether to try again.
         case askingRetriers(attempt: Int)
-        /// `attempt` failed and will be retried once the wait ends.
         case waitingToRetry(attempt: Int)
-        /// Done with an outcome (success or failure).
         case finished
-        /// Done: cancelled before it could finish.
         case cancelled
     }
 
@@ -128,15 +143,106 @@ struct RequestStateMachine: Sendable {
         }
     }
 
+    /// ``state`` without the attempt's values.
+    var position: Position {
+        switch state {
+        case .initialized: .initialized
+        case .adapting(let attempt, _): .adapting(attempt: attempt)
+        case .running(let values): .running(attempt: values.number)
+        case .askingRetriers(let values): .askingRetriers(attempt: values.number)
+        case .waitingToRetry(let values): .waitingToRetry(attempt: values.number)
+        case .finished: .finished
+        case .cancelled: .cancelled
+        }
+    }
+
     /// `true` once the request ended (finished or cancelled).
-    var isDone: Bool { state == .finished || state == .cancelled }
+    var isDone: Bool {
+        switch state {
+        case .finished, .cancelled: true
+        default: false
+        }
+    }
+
+    /// `true` once the request finished with an outcome (not cancelled).
+    var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
+    }
 
     /// Whether `attempt`'s task is the current, running one (its events count).
-    func isRunning(attempt: Int) -> Bool { state == .running(attempt: attempt) }
+    func isRunning(attempt: Int) -> Bool {
+        if case .running(let values) = state { return values.number == attempt }
+        return false
+    }
 
     /// Whether progress of `attempt` still counts: it is the current attempt and the request has
     /// not ended.
     func acceptsProgress(attempt: Int) -> Bool { attempt == self.attempt && !isDone }
+
+    /// The values of the latest attempt sent: the running one, the one the retriers or a retry
+    /// wait are about, the one a new attempt follows while it is built, or the last one of a
+    /// request that ended. Nil before anything was sent and while a reload is built.
+    var latest: RequestAttempt? {
+        switch state {
+        case .initialized: nil
+        case .adapting(_, let previous): previous
+        case .running(let values), .askingRetriers(let values), .waitingToRetry(let values): values
+        case .finished(let last), .cancelled(let last): last
+        }
+    }
+
+    /// Changes the values of ``latest`` (nothing when there is none).
+    /// - Returns: What `change` returns, or nil when there is no attempt.
+    @discardableResult
+    mutating func updateLatest<Result>(_ change: (inout RequestAttempt) -> Result) -> Result? {
+        // The state lets go of the values while they change, so that a body being appended to is
+        // not copied (copy-on-write) for every chunk.
+        switch state {
+        case .initialized, .adapting(_, nil), .finished(nil), .cancelled(nil):
+            return nil
+        case .adapting(let attempt, var values?):
+            state = .initialized
+            defer { state = .adapting(attempt: attempt, previous: values) }
+            return change(&values)
+        case .running(var values):
+            state = .initialized
+            defer { state = .running(values) }
+            return change(&values)
+        case .askingRetriers(var values):
+            state = .initialized
+            defer { state = .askingRetriers(values) }
+            return change(&values)
+        case .waitingToRetry(var values):
+            state = .initialized
+            defer { state = .waitingToRetry(values) }
+            return change(&values)
+        case .finished(var values?):
+            state = .initialized
+            defer { state = .finished(last: values) }
+            return change(&values)
+        case .cancelled(var values?):
+            state = .initialized
+            defer { state = .cancelled(last: values) }
+            return change(&values)
+        }
+    }
+
+    /// Changes the values of `attempt` while it runs (nothing for a stale or ended attempt).
+    /// - Returns: What `change` returns, or nil when `attempt` is not running.
+    @discardableResult
+    mutating func updateRunning<Result>(attempt: Int, _ change: (inout RequestAttempt) -> Result) -> Result? {
+        guard isRunning(attempt: attempt) else { return nil }
+        return updateLatest(change)
+    }
+
+    /// Takes the task of ``latest`` away from the state, for the owner to release it.
+    mutating func takeTask() -> (any TransportTask)? {
+        updateLatest { values in
+            defer { values.task = nil }
+            return values.task
+        } ?? nil
+    }
 
     /// An event names an attempt not started yet: the owner is wrong.
     func illegal(_ event: String) -> Action {
@@ -148,21 +254,22 @@ struct RequestStateMachine: Sendable {
 
     /// The request is asked to start (idempotent).
     mutating func start() -> Action {
-        guard state == .initialized else { return .none }
-        return beginAttempt()
+        guard case .initialized = state else { return .none }
+        return beginAttempt(after: nil)
     }
 
-    private mutating func beginAttempt() -> Action {
+    private mutating func beginAttempt(after previous: RequestAttempt?) -> Action {
         attempt += 1
-        state = .adapting(attempt: attempt)
+        state = .adapting(attempt: attempt, previous: previous)
         return .buildRequest(attempt: attempt)
     }
 
-    /// The `URLRequest` of `attempt` is built and adapted.
-    mutating func adapted(attempt: Int) -> Action {
+    /// The `URLRequest` of `attempt` is built and adapted: the attempt runs with `prepared`, with
+    /// nothing received yet (the attempt it follows, if any, is dropped).
+    mutating func adapted(attempt: Int, prepared: PreparedRequest) -> Action {
         guard attempt <= self.attempt else { return illegal("adapted(\(attempt))") }
-        guard state == .adapting(attempt: attempt) else { return .discardRequest }
-        state = .running(attempt: attempt)
+        guard case .adapting(attempt, _) = state else { return .discardRequest }
+        state = .running(RequestAttempt(number: attempt, prepared: prepared))
         return .createAndResumeTask(attempt: attempt)
     }
 
@@ -170,7 +277,7 @@ struct RequestStateMachine: Sendable {
     /// before sending): the request ends with that failure, without asking the retriers.
     mutating func adaptFailed(attempt: Int) -> Action {
         guard attempt <= self.attempt else { return illegal("adaptFailed(\(attempt))") }
-        guard state == .adapting(attempt: attempt) else { return .ignore }
+        guard case .adapting(attempt, _) = state else { return .ignore }
         return end(.reported, cancellingTask: false)
     }
 
@@ -191,9 +298,9 @@ struct RequestStateMachine: Sendable {
     /// A success or a cancellation ends the request; any other failure goes to the retriers.
     mutating func completed(attempt: Int, failure: NetworkError?) -> Action {
         guard attempt <= self.attempt else { return illegal("completed(\(attempt))") }
-        guard isRunning(attempt: attempt) else { return .ignore }
+        guard case .running(let values) = state, values.number == attempt else { return .ignore }
         guard let failure, !failure.isCancelled else { return end(.reported, cancellingTask: false) }
-        state = .askingRetriers(attempt: attempt)
+        state = .askingRetriers(values)
         return .askRetriers(attempt: attempt)
     }
 
@@ -201,9 +308,9 @@ struct RequestStateMachine: Sendable {
     /// download must start again from zero or fetch its next segment (not a retry).
     mutating func restartRequested(attempt: Int) -> Action {
         guard attempt <= self.attempt else { return illegal("restartRequested(\(attempt))") }
-        guard isRunning(attempt: attempt) else { return .ignore }
+        guard case .running(let values) = state, values.number == attempt else { return .ignore }
         self.attempt += 1
-        state = .adapting(attempt: self.attempt)
+        state = .adapting(attempt: self.attempt, previous: values)
         return .cancelTaskAndBuildRequest(attempt: self.attempt)
     }
 
@@ -212,9 +319,9 @@ struct RequestStateMachine: Sendable {
     /// The retriers want `attempt` tried again after `delay` seconds.
     mutating func retryDecided(attempt: Int, delay: Double) -> Action {
         guard attempt <= self.attempt else { return illegal("retryDecided(\(attempt))") }
-        guard state == .askingRetriers(attempt: attempt) else { return .ignore }
+        guard case .askingRetriers(let values) = state, values.number == attempt else { return .ignore }
         retryCount += 1
-        state = .waitingToRetry(attempt: attempt)
+        state = .waitingToRetry(values)
         return .scheduleRetry(after: max(0, delay), attempt: attempt)
     }
 
@@ -224,24 +331,24 @@ struct RequestStateMachine: Sendable {
     /// retriers (a token refresh on 401) get their full budget on every connection.
     mutating func reconnectDecided(attempt: Int, delay: Double) -> Action {
         guard attempt <= self.attempt else { return illegal("reconnectDecided(\(attempt))") }
-        guard state == .askingRetriers(attempt: attempt) else { return .ignore }
+        guard case .askingRetriers(let values) = state, values.number == attempt else { return .ignore }
         retryCount = 0
-        state = .waitingToRetry(attempt: attempt)
+        state = .waitingToRetry(values)
         return .scheduleRetry(after: max(0, delay), attempt: attempt)
     }
 
     /// The retriers (or their absence) let the failure of `attempt` stand: the request ends.
     mutating func retryNotNeeded(attempt: Int) -> Action {
         guard attempt <= self.attempt else { return illegal("retryNotNeeded(\(attempt))") }
-        guard state == .askingRetriers(attempt: attempt) else { return .ignore }
+        guard case .askingRetriers(let values) = state, values.number == attempt else { return .ignore }
         return end(.reported, cancellingTask: false)
     }
 
     /// The wait before retrying `attempt` is over: the next attempt starts.
     mutating func retryWaitEnded(attempt: Int) -> Action {
         guard attempt <= self.attempt else { return illegal("retryWaitEnded(\(attempt))") }
-        guard state == .waitingToRetry(attempt: attempt) else { return .ignore }
-        return beginAttempt()
+        guard case .waitingToRetry(let values) = state, values.number == attempt else { return .ignore }
+        return beginAttempt(after: values)
     }
 
     // MARK: Ending early
@@ -249,11 +356,11 @@ struct RequestStateMachine: Sendable {
     /// The request is cancelled by the app or by its Swift `Task`, in any live state.
     mutating func cancel() -> Action {
         switch state {
-        case .running:
-            state = .cancelled
+        case .running(let values):
+            state = .cancelled(last: values)
             return .deliver(.cancelled, cancellingTask: true)
         case .initialized, .adapting, .askingRetriers, .waitingToRetry:
-            state = .cancelled
+            state = .cancelled(last: latest)
             return .deliver(.cancelled, cancellingTask: false)
         case .finished, .cancelled:
             return .ignore
@@ -274,7 +381,7 @@ struct RequestStateMachine: Sendable {
     }
 
     private mutating func end(_ ending: Ending, cancellingTask: Bool) -> Action {
-        state = .finished
+        state = .finished(last: latest)
         return .deliver(ending, cancellingTask: cancellingTask)
     }
 
@@ -328,7 +435,7 @@ struct RequestStateMachine: Sendable {
     /// network): its action says so, and so does ``isBackgroundRefresh`` until the next reload. A
     /// reload asked for in the foreground while a background one waits makes it a foreground one.
     mutating func reload(background: Bool = false) -> Action {
-        guard state == .finished else { return .none }
+        guard isFinished else { return .none }
         guard hasOutcome, !isDraining else {
             pendingReloadIsBackground = (reloadPending ? pendingReloadIsBackground : true) && background
             reloadPending = true
@@ -340,12 +447,13 @@ struct RequestStateMachine: Sendable {
     private mutating func reloadNow(background: Bool) -> Action {
         reloadPending = false
         pendingReloadIsBackground = false
-        guard state == .finished else { return .none }
+        guard isFinished else { return .none }
         hasOutcome = false
         handlersRun = 0
         attempt += 1
         isBackgroundRefresh = background
-        state = .adapting(attempt: attempt)
+        // A new run: the last attempt of the previous one is dropped.
+        state = .adapting(attempt: attempt, previous: nil)
         return .reload(attempt: attempt, background: background)
     }
 }

@@ -10,7 +10,9 @@ extension RequestCore {
         else { return false }
         typealias Reconnect = (RequestStateMachine.Action, (any TransportTask)?, PreparedRequest?)
         let (action, task, prepared) = state.withLock { state -> Reconnect in
-            (state.event { $0.reconnectDecided(attempt: attempt, delay: delay) }, state.task, state.prepared)
+            let action = state.event { $0.reconnectDecided(attempt: attempt, delay: delay) }
+            guard case .scheduleRetry = action else { return (action, nil, nil) }
+            return (action, state.machine.takeTask(), state.machine.latest?.prepared)
         }
         guard case .scheduleRetry(let wait, _) = action else { return true }
         Task { await self.waitAndRunNextAttempt(wait: wait, after: attempt, task: task, prepared: prepared) }

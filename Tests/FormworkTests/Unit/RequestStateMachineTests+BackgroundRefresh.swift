@@ -21,7 +21,7 @@ struct RequestStateMachineBackgroundRefreshTests {
         #expect(!machine.isBackgroundRefresh)
         #expect(machine.reload(background: true) == .reload(attempt: 2, background: true))
         #expect(machine.isBackgroundRefresh)
-        _ = machine.adapted(attempt: 2)
+        _ = machine.adapted(attempt: 2, prepared: .test)
         _ = machine.completed(attempt: 2, failure: transportFailure)
         _ = machine.retryDecided(attempt: 2, delay: 0)
         #expect(machine.retryWaitEnded(attempt: 2) == .buildRequest(attempt: 3))
@@ -32,7 +32,7 @@ struct RequestStateMachineBackgroundRefreshTests {
     func foregroundAfterBackground() {
         var machine = deliveredMachine()
         _ = machine.reload(background: true)
-        _ = machine.adapted(attempt: 2)
+        _ = machine.adapted(attempt: 2, prepared: .test)
         _ = machine.completed(attempt: 2, failure: nil)
         _ = machine.outcomeRecorded()
         _ = drainAll(&machine)

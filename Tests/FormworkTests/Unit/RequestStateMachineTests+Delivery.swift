@@ -62,10 +62,10 @@ struct RequestStateMachineDeliveryTests {
         _ = machine.outcomeRecorded()
         _ = drainAll(&machine)
         #expect(machine.reload() == .reload(attempt: 2))
-        #expect(machine.state == .adapting(attempt: 2))
+        #expect(machine.position == .adapting(attempt: 2))
         #expect(!machine.hasOutcome)
         #expect(machine.handlersRun == 0)
-        _ = machine.adapted(attempt: 2)
+        _ = machine.adapted(attempt: 2, prepared: .test)
         _ = machine.completed(attempt: 2, failure: nil)
         #expect(machine.outcomeRecorded() == .startDraining)
         #expect(drainAll(&machine).ran == [0])
@@ -81,11 +81,11 @@ struct RequestStateMachineDeliveryTests {
         #expect(machine.handlerFinished() == .runHandler(index: 0))
         #expect(machine.reload() == .none)
         #expect(machine.reloadPending)
-        #expect(machine.state == .finished)
+        #expect(machine.position == .finished)
         #expect(machine.handlerFinished() == .runHandler(index: 1))
         #expect(machine.handlerFinished() == .reload(attempt: 2))
         #expect(!machine.reloadPending)
-        #expect(machine.state == .adapting(attempt: 2))
+        #expect(machine.position == .adapting(attempt: 2))
     }
 
     @Test("A reload before the outcome is recorded waits for the delivery")
@@ -105,11 +105,11 @@ struct RequestStateMachineDeliveryTests {
         _ = drainAll(&machine)
         _ = machine.reload()
         #expect(machine.cancel() == .deliver(.cancelled, cancellingTask: false))
-        #expect(machine.adapted(attempt: 2) == .discardRequest)
+        #expect(machine.adapted(attempt: 2, prepared: .test) == .discardRequest)
         #expect(machine.outcomeRecorded() == .startDraining)
         #expect(drainAll(&machine).ran == [0])
         #expect(machine.reload() == .none)
-        #expect(machine.state == .cancelled)
+        #expect(machine.position == .cancelled)
     }
 
     @Test("A finished request ignores cancel: a reload pending behind the drain still starts")
@@ -128,13 +128,13 @@ struct RequestStateMachineDeliveryTests {
     func reloadNotDone() {
         var running = runningMachine()
         #expect(running.reload() == .none)
-        #expect(running.state == .running(attempt: 1))
+        #expect(running.position == .running(attempt: 1))
         #expect(!running.reloadPending)
 
         var cancelled = runningMachine()
         _ = cancelled.cancel()
         _ = cancelled.outcomeRecorded()
         #expect(cancelled.reload() == .none)
-        #expect(cancelled.state == .cancelled)
+        #expect(cancelled.position == .cancelled)
     }
 }

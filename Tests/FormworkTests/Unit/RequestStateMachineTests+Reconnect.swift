@@ -16,10 +16,10 @@ struct RequestStateMachineReconnectTests {
     func reconnect() {
         var machine = askingMachine()
         #expect(machine.reconnectDecided(attempt: 1, delay: 0.5) == .scheduleRetry(after: 0.5, attempt: 1))
-        #expect(machine.state == .waitingToRetry(attempt: 1))
+        #expect(machine.position == .waitingToRetry(attempt: 1))
         #expect(machine.phase == .retrying)
         #expect(machine.retryWaitEnded(attempt: 1) == .buildRequest(attempt: 2))
-        #expect(machine.state == .adapting(attempt: 2))
+        #expect(machine.position == .adapting(attempt: 2))
     }
 
     @Test("A reconnection starts the retry count again, so retriers get their budget per connection")
@@ -27,7 +27,7 @@ struct RequestStateMachineReconnectTests {
         var machine = askingMachine()
         _ = machine.retryDecided(attempt: 1, delay: 0)
         _ = machine.retryWaitEnded(attempt: 1)
-        _ = machine.adapted(attempt: 2)
+        _ = machine.adapted(attempt: 2, prepared: .test)
         _ = machine.completed(attempt: 2, failure: transportFailure)
         #expect(machine.retryCount == 1)
         _ = machine.reconnectDecided(attempt: 2, delay: 0)
@@ -53,9 +53,9 @@ struct RequestStateMachineReconnectTests {
         case "finished": _ = machine.completed(attempt: 1, failure: nil)
         default: break
         }
-        let before = machine.state
+        let before = machine.position
         #expect(machine.reconnectDecided(attempt: 1, delay: 1) == .ignore)
-        #expect(machine.state == before)
+        #expect(machine.position == before)
     }
 
     @Test("Cancelling during the wait before a reconnection ends the request without a task to cancel")

@@ -3,11 +3,16 @@ import Testing
 
 @testable import Formwork
 
+extension PreparedRequest {
+    /// A request for the machine's tests, which never send it.
+    static let test = PreparedRequest(urlRequest: URLRequest(url: URL(fileURLWithPath: "/")))
+}
+
 /// A machine driven to `running(attempt: 1)`.
 func runningMachine() -> RequestStateMachine {
     var machine = RequestStateMachine()
     _ = machine.start()
-    _ = machine.adapted(attempt: 1)
+    _ = machine.adapted(attempt: 1, prepared: .test)
     return machine
 }
 
@@ -20,15 +25,15 @@ struct RequestStateMachineTests {
     @Test("A request goes initialized → adapting → running → finished")
     func happyPath() {
         var machine = RequestStateMachine()
-        #expect(machine.state == .initialized)
+        #expect(machine.position == .initialized)
         #expect(machine.start() == .buildRequest(attempt: 1))
-        #expect(machine.state == .adapting(attempt: 1))
-        #expect(machine.adapted(attempt: 1) == .createAndResumeTask(attempt: 1))
-        #expect(machine.state == .running(attempt: 1))
+        #expect(machine.position == .adapting(attempt: 1))
+        #expect(machine.adapted(attempt: 1, prepared: .test) == .createAndResumeTask(attempt: 1))
+        #expect(machine.position == .running(attempt: 1))
         #expect(machine.responseReceived(attempt: 1) == .record)
         #expect(machine.dataReceived(attempt: 1) == .record)
         #expect(machine.completed(attempt: 1, failure: nil) == .deliver(.reported, cancellingTask: false))
-        #expect(machine.state == .finished)
+        #expect(machine.position == .finished)
         #expect(machine.isDone)
     }
 
@@ -45,20 +50,20 @@ struct RequestStateMachineTests {
         var machine = RequestStateMachine()
         _ = machine.start()
         #expect(machine.adaptFailed(attempt: 1) == .deliver(.reported, cancellingTask: false))
-        #expect(machine.state == .finished)
-        #expect(machine.adapted(attempt: 1) == .discardRequest)
+        #expect(machine.position == .finished)
+        #expect(machine.adapted(attempt: 1, prepared: .test) == .discardRequest)
     }
 
     @Test("A failure goes to the retriers; a retry waits, then builds the next attempt")
     func retry() {
         var machine = runningMachine()
         #expect(machine.completed(attempt: 1, failure: transportFailure) == .askRetriers(attempt: 1))
-        #expect(machine.state == .askingRetriers(attempt: 1))
+        #expect(machine.position == .askingRetriers(attempt: 1))
         #expect(machine.retryDecided(attempt: 1, delay: 0.5) == .scheduleRetry(after: 0.5, attempt: 1))
         #expect(machine.retryCount == 1)
-        #expect(machine.state == .waitingToRetry(attempt: 1))
+        #expect(machine.position == .waitingToRetry(attempt: 1))
         #expect(machine.retryWaitEnded(attempt: 1) == .buildRequest(attempt: 2))
-        #expect(machine.adapted(attempt: 2) == .createAndResumeTask(attempt: 2))
+        #expect(machine.adapted(attempt: 2, prepared: .test) == .createAndResumeTask(attempt: 2))
         #expect(machine.completed(attempt: 2, failure: nil) == .deliver(.reported, cancellingTask: false))
     }
 
@@ -74,7 +79,7 @@ struct RequestStateMachineTests {
         var machine = runningMachine()
         _ = machine.completed(attempt: 1, failure: transportFailure)
         #expect(machine.retryNotNeeded(attempt: 1) == .deliver(.reported, cancellingTask: false))
-        #expect(machine.state == .finished)
+        #expect(machine.position == .finished)
         #expect(machine.retryCount == 0)
     }
 
@@ -92,12 +97,12 @@ struct RequestStateMachineTests {
         _ = machine.completed(attempt: 1, failure: transportFailure)
         _ = machine.retryDecided(attempt: 1, delay: 0)
         _ = machine.retryWaitEnded(attempt: 1)
-        #expect(machine.adapted(attempt: 1) == .discardRequest)
-        #expect(machine.adapted(attempt: 2) == .createAndResumeTask(attempt: 2))
+        #expect(machine.adapted(attempt: 1, prepared: .test) == .discardRequest)
+        #expect(machine.adapted(attempt: 2, prepared: .test) == .createAndResumeTask(attempt: 2))
         #expect(machine.responseReceived(attempt: 1) == .ignore)
         #expect(machine.dataReceived(attempt: 1) == .ignore)
         #expect(machine.completed(attempt: 1, failure: nil) == .ignore)
-        #expect(machine.state == .running(attempt: 2))
+        #expect(machine.position == .running(attempt: 2))
         #expect(!machine.acceptsProgress(attempt: 1))
         #expect(machine.acceptsProgress(attempt: 2))
     }
@@ -106,7 +111,7 @@ struct RequestStateMachineTests {
     func restartRequested() {
         var machine = runningMachine()
         #expect(machine.restartRequested(attempt: 1) == .cancelTaskAndBuildRequest(attempt: 2))
-        #expect(machine.state == .adapting(attempt: 2))
+        #expect(machine.position == .adapting(attempt: 2))
         #expect(machine.retryCount == 0)
         #expect(machine.completed(attempt: 1, failure: nil) == .ignore)
         #expect(machine.restartRequested(attempt: 1) == .ignore)
@@ -118,7 +123,7 @@ struct RequestStateMachineTests {
     func cancelWhileRunning() {
         var machine = runningMachine()
         #expect(machine.cancel() == .deliver(.cancelled, cancellingTask: true))
-        #expect(machine.state == .cancelled)
+        #expect(machine.position == .cancelled)
         #expect(machine.dataReceived(attempt: 1) == .ignore)
         #expect(machine.responseReceived(attempt: 1) == .ignore)
         #expect(machine.completed(attempt: 1, failure: nil) == .ignore)
@@ -131,9 +136,9 @@ struct RequestStateMachineTests {
         var machine = RequestStateMachine()
         _ = machine.start()
         #expect(machine.cancel() == .deliver(.cancelled, cancellingTask: false))
-        #expect(machine.adapted(attempt: 1) == .discardRequest)
+        #expect(machine.adapted(attempt: 1, prepared: .test) == .discardRequest)
         #expect(machine.adaptFailed(attempt: 1) == .ignore)
-        #expect(machine.state == .cancelled)
+        #expect(machine.position == .cancelled)
     }
 
     @Test("Cancelling during the retry wait ends the request; the end of the wait does nothing")
@@ -143,7 +148,7 @@ struct RequestStateMachineTests {
         _ = machine.retryDecided(attempt: 1, delay: 10)
         #expect(machine.cancel() == .deliver(.cancelled, cancellingTask: false))
         #expect(machine.retryWaitEnded(attempt: 1) == .ignore)
-        #expect(machine.state == .cancelled)
+        #expect(machine.position == .cancelled)
         #expect(machine.attempt == 1)
     }
 
@@ -167,7 +172,7 @@ struct RequestStateMachineTests {
         var done = runningMachine()
         _ = done.completed(attempt: 1, failure: nil)
         #expect(done.cancel() == .ignore)
-        #expect(done.state == .finished)
+        #expect(done.position == .finished)
     }
 
     // MARK: Deadline
@@ -176,7 +181,7 @@ struct RequestStateMachineTests {
     func deadlineWhileRunning() {
         var machine = runningMachine()
         #expect(machine.deadlinePassed() == .deliver(.deadlineExceeded, cancellingTask: true))
-        #expect(machine.state == .finished)
+        #expect(machine.position == .finished)
         #expect(machine.completed(attempt: 1, failure: nil) == .ignore)
     }
 
@@ -187,7 +192,7 @@ struct RequestStateMachineTests {
         _ = machine.retryDecided(attempt: 1, delay: 10)
         #expect(machine.deadlinePassed() == .deliver(.deadlineExceeded, cancellingTask: false))
         #expect(machine.retryWaitEnded(attempt: 1) == .ignore)
-        #expect(machine.state == .finished)
+        #expect(machine.position == .finished)
     }
 
     @Test("A deadline during adapt or while the retriers decide ends the request")
@@ -195,7 +200,7 @@ struct RequestStateMachineTests {
         var adapting = RequestStateMachine()
         _ = adapting.start()
         #expect(adapting.deadlinePassed() == .deliver(.deadlineExceeded, cancellingTask: false))
-        #expect(adapting.adapted(attempt: 1) == .discardRequest)
+        #expect(adapting.adapted(attempt: 1, prepared: .test) == .discardRequest)
 
         var asking = runningMachine()
         _ = asking.completed(attempt: 1, failure: transportFailure)
@@ -207,12 +212,12 @@ struct RequestStateMachineTests {
     func deadlineWhenNotLive() {
         var fresh = RequestStateMachine()
         #expect(fresh.deadlinePassed() == .ignore)
-        #expect(fresh.state == .initialized)
+        #expect(fresh.position == .initialized)
 
         var cancelled = runningMachine()
         _ = cancelled.cancel()
         #expect(cancelled.deadlinePassed() == .ignore)
-        #expect(cancelled.state == .cancelled)
+        #expect(cancelled.position == .cancelled)
 
         var done = runningMachine()
         _ = done.completed(attempt: 1, failure: nil)

@@ -32,14 +32,11 @@ struct IdleTimeout: Sendable, Equatable {
     }
 
     /// The timeout Formwork must watch itself for a `URLRequest` with `seconds`, or `nil` when
-    /// the transport enforces it exactly: the built-in URLSession transport does for a whole
-    /// number of seconds; Formwork watches every idle timeout of other transports.
-    /// - Parameters:
-    ///   - seconds: The request's idle timeout.
-    ///   - byTransport: Whether the transport is the built-in URLSession one.
-    static func watched(_ seconds: TimeInterval, byTransport urlSession: Bool = true) -> TimeInterval? {
+    /// `transport` enforces it exactly (see ``Transport/enforcesIdleTimeout(of:)``: the built-in
+    /// URLSession transport does for a whole number of seconds).
+    static func watched(_ seconds: TimeInterval, enforcedBy transport: any Transport) -> TimeInterval? {
         guard seconds.isFinite, seconds > 0 else { return nil }
-        return !urlSession || forURLSession(seconds) != seconds ? seconds : nil
+        return transport.enforcesIdleTimeout(of: seconds) ? nil : seconds
     }
 
     /// Starts watching an attempt that starts at `now`.

@@ -32,6 +32,22 @@ public protocol Transport: Sendable {
     ///   - events: Where the exchange's events go once the task is resumed.
     /// - Returns: The task, not started.
     func makeTask(for request: TransportRequest, events: any TransportEvents) -> any TransportTask
+
+    /// Whether the transport enforces an idle timeout of `seconds` (a request's
+    /// `timeoutInterval`: the longest an exchange may go without a sign of life) exactly, by
+    /// itself. Formwork watches every idle timeout its transport does not enforce. The default is
+    /// `false`: Formwork watches them all.
+    /// - Parameter seconds: The idle timeout, finite and above zero.
+    /// - Returns: `true` when the transport fails an exchange idle for `seconds` by itself, as
+    ///   `URLError.timedOut`.
+    func enforcesIdleTimeout(of seconds: TimeInterval) -> Bool
+}
+
+extension Transport {
+    /// Formwork watches every idle timeout of a transport that does not say otherwise.
+    /// - Parameter seconds: The idle timeout.
+    /// - Returns: `false`.
+    public func enforcesIdleTimeout(of seconds: TimeInterval) -> Bool { false }
 }
 
 /// One exchange of a ``Transport``.

@@ -14,12 +14,22 @@ struct IdleTimeoutTests {
         #expect(IdleTimeout.forURLSession(seconds) == expected)
     }
 
-    @Test("Only timeouts that are not whole seconds are watched by Formwork")
+    @Test("Over URLSession, only timeouts that are not whole seconds are watched by Formwork")
     func watchedOnlyWhenNotWhole() {
-        #expect(IdleTimeout.watched(0.3) == 0.3)
-        #expect(IdleTimeout.watched(2.5) == 2.5)
-        #expect(IdleTimeout.watched(1) == nil)
-        #expect(IdleTimeout.watched(60) == nil)
+        let transport = URLSessionTransport(configuration: .ephemeral)
+        #expect(IdleTimeout.watched(0.3, enforcedBy: transport) == 0.3)
+        #expect(IdleTimeout.watched(2.5, enforcedBy: transport) == 2.5)
+        #expect(IdleTimeout.watched(1, enforcedBy: transport) == nil)
+        #expect(IdleTimeout.watched(60, enforcedBy: transport) == nil)
+        #expect(IdleTimeout.watched(.infinity, enforcedBy: transport) == nil)
+    }
+
+    @Test("Formwork watches every idle timeout of a transport that does not declare it enforces them")
+    func watchedForOtherTransports() {
+        let transport = DeclaresNothing()
+        #expect(IdleTimeout.watched(1, enforcedBy: transport) == 1)
+        #expect(IdleTimeout.watched(0.3, enforcedBy: transport) == 0.3)
+        #expect(IdleTimeout.watched(0, enforcedBy: transport) == nil)
     }
 
     @Test("Checks every 0.1 s, or sooner for a shorter timeout")
@@ -61,5 +71,17 @@ struct IdleTimeoutTests {
         #expect(!expired)
         expired = timeout.check(activity, now: start.addingTimeInterval(1.1))
         #expect(expired)
+    }
+}
+
+/// A transport that declares nothing about idle timeouts (its tasks do nothing).
+private struct DeclaresNothing: Transport {
+    final class NoTask: TransportTask {
+        func resume() {}
+        func cancel() {}
+    }
+
+    func makeTask(for request: TransportRequest, events: any TransportEvents) -> any TransportTask {
+        NoTask()
     }
 }

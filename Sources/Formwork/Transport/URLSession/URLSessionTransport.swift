@@ -35,6 +35,11 @@ final class URLSessionTransport: Transport {
         urlSession.finishTasksAndInvalidate()
     }
 
+    /// URLSession enforces whole seconds only (corelibs truncates the rest; see ``IdleTimeout``).
+    func enforcesIdleTimeout(of seconds: TimeInterval) -> Bool {
+        IdleTimeout.forURLSession(seconds) == seconds
+    }
+
     /// A copy of `configuration` that Formwork can run safely: no `URLCache`, so that a cancel can
     /// never race the cache lookup corelibs runs before a task's protocol exists.
     static func safeCopy(of configuration: URLSessionConfiguration) -> URLSessionConfiguration {

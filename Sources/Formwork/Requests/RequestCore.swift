@@ -200,7 +200,8 @@ public final class RequestCore: Sendable {
             return
         }
         if await answeredFromCache(&prepared, attempt: attempt) { return }
-        let idleTimeout = IdleTimeout.watched(prepared.urlRequest.timeoutInterval, enforcedBy: session.transport)
+        let idleTimeout = IdleTimeout.watched(
+            prepared.urlRequest.timeoutInterval, enforcedBy: session.transport)
         // The task is made in the same locked step as the transition, so a cancel that follows
         // always finds it; it is resumed outside the lock.
         let task = state.withLock { state -> AttemptTask? in

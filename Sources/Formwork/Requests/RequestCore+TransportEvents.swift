@@ -207,7 +207,7 @@ extension RequestCore {
                 underlyingError: URLError(.badServerResponse), request: request, data: data)
         }
         guard let failure else {
-            if let file = sink as? DownloadFile, file.wantsNextSegment() {
+            if sink?.wantsNextSegment() == true {
                 restartAttemptNow(after: attempt)
                 return
             }

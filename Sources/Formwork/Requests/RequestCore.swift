@@ -295,6 +295,19 @@ public final class RequestCore: Sendable {
         await waitAndRunNextAttempt(wait: wait, after: attempt, task: task, prepared: prepared)
     }
 
+    /// Opens a new connection for `attempt`'s sink after `delay` seconds (see
+    /// ``RequestStateMachine/reconnectDecided(attempt:delay:)``).
+    private func reconnect(after delay: TimeInterval, attempt: Int) {
+        typealias Reconnect = (RequestStateMachine.Action, (any TransportTask)?, PreparedRequest?)
+        let (action, task, prepared) = state.withLock { state -> Reconnect in
+            let action = state.event { $0.reconnectDecided(attempt: attempt, delay: delay) }
+            guard case .scheduleRetry = action else { return (action, nil, nil) }
+            return (action, state.machine.takeTask(), state.machine.latest?.prepared)
+        }
+        guard case .scheduleRetry(let wait, _) = action else { return }
+        Task { await self.waitAndRunNextAttempt(wait: wait, after: attempt, task: task, prepared: prepared) }
+    }
+
     /// Performs a `scheduleRetry` of the machine: gives up the failed attempt's task, waits
     /// (cancellable by the request's end), then runs the next attempt if the machine says so.
     func waitAndRunNextAttempt(
@@ -404,7 +417,12 @@ public final class RequestCore: Sendable {
             // As for `.buildRequest`: the next attempt is built off the delegate queue.
             Task { await self.run(attempt: attempt) }
         case .askRetriers(let attempt):
-            if reconnectsStream(after: reported, attempt: attempt) { return }
+            if let failure = reported, let delay = sink?.reconnectDelay(after: failure) {
+                // The sink's own rule answers first (an event stream reconnects): a new
+                // connection, not a retry.
+                reconnect(after: delay, attempt: attempt)
+                return
+            }
             let retriers = retriers()
             guard let failure = reported, !retriers.isEmpty else {
                 perform(

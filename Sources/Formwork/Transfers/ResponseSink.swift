@@ -18,6 +18,20 @@ protocol ResponseSink: AnyObject, Sendable {
     /// Whether `write` may block its caller (the transport's delivery thread) until the sink can
     /// take more, and for how long (see ``TransportRequest/bodyMayBlock``).
     var pacing: SinkPacing { get }
+    /// After an attempt succeeded: `true` when the body is not complete yet and its next part
+    /// must be fetched at once, as a new attempt (a download in segments).
+    func wantsNextSegment() -> Bool
+    /// After an attempt failed with `failure`: the wait before the sink's own rule opens a new
+    /// connection (an event stream reconnects after a drop or a clean end), or `nil` to leave
+    /// the failure to the retriers.
+    func reconnectDelay(after failure: NetworkError) -> TimeInterval?
+}
+
+extension ResponseSink {
+    /// A body comes whole, in one attempt.
+    func wantsNextSegment() -> Bool { false }
+    /// Failures go to the retriers.
+    func reconnectDelay(after failure: NetworkError) -> TimeInterval? { nil }
 }
 
 /// How long a sink's `write` may block the transport's delivery thread.

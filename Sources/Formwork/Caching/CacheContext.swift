@@ -21,6 +21,12 @@ struct CacheContext: Sendable {
     var stored: CacheEntry?
     /// Whether the cache answered the attempt itself: there is nothing to settle.
     var answered = false
+    /// The stored response that answers the attempt (with ``answered``; `nil` there for
+    /// `cacheOnly` with nothing stored, which fails the attempt).
+    var answer: CacheEntry?
+    /// Whether the request reloads in the background once this answer is delivered
+    /// (cache-then-network's second delivery).
+    var refreshesAfterAnswer = false
     /// Where the attempt's response came from.
     var delivery = CacheDelivery.network
 

@@ -2,9 +2,9 @@ import Foundation
 
 // The HTTP cache in the engine: one lookup before an attempt's task is made (`run`), one
 // settlement when its task ends (`taskDidComplete`). The rules are `CacheDecision`'s; a cached
-// answer is fed through the same completion events a task delivers, so validation, retries,
-// hooks, decoding and monitors run unchanged, and the request state machine stays the one place
-// of the request's rules.
+// answer is the attempt's task (`CacheAnswerTask`), which delivers it as the network would, so
+// validation, retries, hooks, decoding and monitors run unchanged, and the request state machine
+// stays the one place of the request's rules.
 extension RequestCore {
     /// Looks the attempt up in the session's cache, after adapters and checks, before a task is
     /// made. Answers it from the cache when the stored response may be used (also a stale one
@@ -14,8 +14,13 @@ extension RequestCore {
     /// hold, see ``CacheAnswer``), and otherwise sent as it is; a `Range` is answered from a
     /// stored complete response with a `206`; with `only-if-cached`, a request that would reach
     /// the server gets the cache's `504` instead.
-    /// - Returns: `true` when the cache answered the attempt (no task must be made).
-    func answeredFromCache(_ prepared: inout PreparedRequest, attempt: Int) async -> Bool {
+    func lookUpInCache(_ prepared: inout PreparedRequest, attempt: Int) async {
+        _ = await answeredFromCache(&prepared, attempt: attempt)
+    }
+
+    /// The lookup of ``lookUpInCache(_:attempt:)``.
+    /// - Returns: `true` when the cache answers the attempt (see ``answer(_:with:now:)``).
+    private func answeredFromCache(_ prepared: inout PreparedRequest, attempt: Int) async -> Bool {
         guard let cache = session.configuration.cache, let url = prepared.urlRequest.url?.absoluteString
         else {
             return false
@@ -64,7 +69,7 @@ extension RequestCore {
             return answered
         }
         // `only-if-cached`: what would go to the server is answered with the cache's 504.
-        answer(prepared, attempt: attempt, with: CacheAnswer.gatewayTimeout(url: url, now: now), now: now)
+        answer(&prepared, with: CacheAnswer.gatewayTimeout(url: url, now: now), now: now)
         return true
     }
 
@@ -86,12 +91,12 @@ extension RequestCore {
             switch CacheAnswer.conditions(entry, request: request) {
             case .sendOn: break
             case .notModified:
-                answer(prepared, attempt: attempt, with: CacheAnswer.notModified(entry), now: now)
+                answer(&prepared, with: CacheAnswer.notModified(entry), now: now)
                 return true
             case .none, .modified:
                 var head = CacheAnswer.unvalidated(entry)
                 head.body = Data()
-                answer(prepared, attempt: attempt, with: head, now: now)
+                answer(&prepared, with: head, now: now)
                 return true
             }
         }
@@ -99,7 +104,7 @@ extension RequestCore {
             let timeout = prepared.urlRequest.url.map {
                 CacheAnswer.gatewayTimeout(url: $0.absoluteString, now: now)
             }
-            answer(prepared, attempt: attempt, with: policy == .cacheOnly ? nil : timeout, now: now)
+            answer(&prepared, with: policy == .cacheOnly ? nil : timeout, now: now)
             return true
         }
         prepared.cache?.stored = stored
@@ -118,18 +123,18 @@ extension RequestCore {
             switch conditions {
             case .sendOn: return false
             case .notModified:
-                answer(prepared, attempt: attempt, with: CacheAnswer.notModified(entry), now: now)
+                answer(&prepared, with: CacheAnswer.notModified(entry), now: now)
             case .none, .modified:
                 let served = CacheAnswer.ranged(CacheAnswer.unvalidated(entry), request: request)
-                answer(prepared, attempt: attempt, with: served, now: now)
+                answer(&prepared, with: served, now: now)
             }
-            if policy == .cacheThenNetwork { refreshInBackground(after: attempt) }
+            prepared.cache?.refreshesAfterAnswer = policy == .cacheThenNetwork
             return true
         case .staleWhileRevalidate(let entry):
             guard conditions == .none, let key = prepared.cache?.key, let cache = session.configuration.cache
             else { return false }
             let served = CacheAnswer.ranged(CacheAnswer.unvalidated(entry), request: request)
-            answer(prepared, attempt: attempt, with: served, now: now)
+            answer(&prepared, with: served, now: now)
             revalidateInBackground(entry, request: prepared.urlRequest, key: key, cache: cache)
             return true
         case .revalidate(let entry, let fields):
@@ -140,7 +145,7 @@ extension RequestCore {
             return false
         case .miss:
             guard policy == .cacheOnly else { return false }
-            answer(prepared, attempt: attempt, with: nil, now: now)
+            answer(&prepared, with: nil, now: now)
             return true
         }
     }
@@ -149,7 +154,7 @@ extension RequestCore {
     /// request reloads in the background (no load mask: the cached value is on screen). Nothing
     /// happens when that answer was dropped (see ``dropsFailedCachedAnswer(attempt:)``) or the
     /// request was cancelled meanwhile.
-    private func refreshInBackground(after attempt: Int) {
+    func refreshInBackground(after attempt: Int) {
         perform(
             state.withLock { state in
                 guard state.machine.attempt == attempt else { return .none }
@@ -217,34 +222,23 @@ extension RequestCore {
         }
     }
 
-    /// Answers an attempt from the cache as its task would have: the attempt starts (the machine's
-    /// `adapted` event), then the stored response completes it, or, for `cacheOnly` with nothing
-    /// stored (`entry` nil), a `URLError.resourceUnavailable` fails it.
-    private func answer(_ prepared: PreparedRequest, attempt: Int, with entry: CacheEntry?, now: Date) {
-        var prepared = prepared
-        let delivery = entry.map { Self.delivery(of: $0, source: .cache, now: now) } ?? .network
+    /// Makes the cache the answer of the attempt: its task will be a ``CacheAnswerTask`` that
+    /// delivers `entry` as the network would have (or, for `cacheOnly` with nothing stored,
+    /// `entry` nil, fails with `URLError.resourceUnavailable`). A failed attempt before this one
+    /// left nothing behind: each attempt's values start empty in the machine.
+    private func answer(_ prepared: inout PreparedRequest, with entry: CacheEntry?, now: Date) {
         prepared.cache?.answered = true
-        prepared.cache?.delivery = delivery
-        // A new attempt, with nothing received: what a failed attempt before it received went with
-        // it (a retry answered from the cache once got the failed body glued to the stored one).
-        let started = state.withLock { state -> Bool in
-            guard
-                case .createAndResumeTask = state.event({ $0.adapted(attempt: attempt, prepared: prepared) })
-            else {
-                return false
-            }
-            return true
-        }
-        guard started else { return }
-        for monitor in session.configuration.eventMonitors {
-            monitor.requestDidStart(id, request: prepared.urlRequest, attempt: attempt)
-        }
-        guard let entry else {
-            taskDidFinish(data: nil, response: nil, error: URLError(.resourceUnavailable), attempt: attempt)
-            return
-        }
-        taskDidFinish(
-            data: entry.body, response: entry.httpResponse(age: delivery.age), error: nil, attempt: attempt)
+        prepared.cache?.answer = entry
+        prepared.cache?.delivery = entry.map { Self.delivery(of: $0, source: .cache, now: now) } ?? .network
+    }
+
+    /// The task of an attempt the cache answers (see ``answer(_:with:now:)``).
+    func cacheAnswerTask(_ context: CacheContext, attempt: Int) -> AttemptTask {
+        let entry = context.answer
+        let task = CacheAnswerTask(
+            response: entry?.httpResponse(age: context.delivery.age), body: entry?.body ?? Data(),
+            events: AttemptEvents(core: self, attempt: attempt))
+        return AttemptTask(task: task, leads: true)
     }
 
     /// Puts a stored response in place of what the attempt received (a 304, or a failure).

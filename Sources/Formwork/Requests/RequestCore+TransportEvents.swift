@@ -165,14 +165,6 @@ extension RequestCore {
         }
     }
 
-    /// A whole exchange at once (an answer from the cache), reported as a transport would.
-    func taskDidFinish(data: Data?, response: URLResponse?, error: (any Error)?, attempt: Int) {
-        if let response, taskDidReceive(response: response, attempt: attempt), let data, !data.isEmpty {
-            taskDidReceive(data: data, attempt: attempt)
-        }
-        taskDidComplete(error: error, attempt: attempt)
-    }
-
     func taskDidComplete(error: (any Error)?, attempt: Int) {
         let error = settleWithCache(error, attempt: attempt)
         typealias Snapshot = (RequestAttempt, ValidationRules)
@@ -215,6 +207,7 @@ extension RequestCore {
                 updateProgress(final, attempt: attempt)
             }
             perform(state.withLock { $0.event { $0.completed(attempt: attempt, failure: nil) } })
+            if values.prepared.cache?.refreshesAfterAnswer == true { refreshInBackground(after: attempt) }
             return
         }
         if !failure.isCancelled, dropsFailedCachedAnswer(attempt: attempt) {

@@ -199,28 +199,38 @@ public final class RequestCore: Sendable {
             perform(state.withLock { $0.event { $0.adaptFailed(attempt: attempt) } }, reported: error)
             return
         }
-        if await answeredFromCache(&prepared, attempt: attempt) { return }
-        let idleTimeout = IdleTimeout.watched(
-            prepared.urlRequest.timeoutInterval, enforcedBy: session.transport)
-        // The task is made in the same locked step as the transition, so a cancel that follows
-        // always finds it; it is resumed outside the lock.
-        let task = state.withLock { state -> AttemptTask? in
-            guard
-                case .createAndResumeTask = state.event({ $0.adapted(attempt: attempt, prepared: prepared) })
-            else {
-                return nil
+        // The cache may answer the attempt itself: its task is then the cache's (see
+        // `startTask(of:)`).
+        await lookUpInCache(&prepared, attempt: attempt)
+        perform(state.withLock { $0.event { $0.adapted(attempt: attempt, prepared: prepared) } }, built: prepared)
+    }
+
+    /// Makes the task of `attempt` (or joins an identical request's), in the locked step that
+    /// finds the attempt running without one, so that a cancel that follows always finds it; then
+    /// starts it outside the lock. An attempt the cache answers gets the cache's task; every
+    /// other gets the transport's, watched for its idle timeout when the transport does not
+    /// enforce it.
+    private func startTask(of attempt: Int) {
+        typealias Made = (AttemptTask, URLRequest, TimeInterval?)
+        let made = state.withLock { state -> Made? in
+            guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest, values.task == nil
+            else { return nil }
+            let prepared = values.prepared
+            let task: AttemptTask
+            var idleTimeout: TimeInterval?
+            if let context = prepared.cache, context.answered {
+                task = cacheAnswerTask(context, attempt: attempt)
+            } else {
+                idleTimeout = IdleTimeout.watched(prepared.urlRequest.timeoutInterval, enforcedBy: session.transport)
+                let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
+                task = makeOrJoinTask(prepared, attempt: attempt, atCompletion: atCompletion, state: &state)
             }
-            let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
-            let task = makeOrJoinTask(prepared, attempt: attempt, atCompletion: atCompletion, state: &state)
             state.machine.updateRunning(attempt: attempt) { $0.task = task.task }
-            return task
+            return (task, prepared.urlRequest, idleTimeout)
         }
-        guard let task else {
-            prepared.removeTemporaryFiles()  // discarded: cancelled or stale meanwhile
-            return
-        }
+        guard let (task, request, idleTimeout) = made else { return }
         if let idleTimeout { watchIdleTimeout(idleTimeout, task: task.task, attempt: attempt) }
-        begin(task, request: prepared.urlRequest, attempt: attempt)
+        begin(task, request: request, attempt: attempt)
     }
 
     /// Whether this attempt's exchange may report its response only at its end (see
@@ -399,11 +409,18 @@ public final class RequestCore: Sendable {
     ///   - action: The machine's answer to the event just fed to it.
     ///   - reported: The failure the event carried (nil for a success), for an action that ends
     ///     the request with it or asks the retriers about it.
-    func perform(_ action: RequestStateMachine.Action, reported: NetworkError? = nil) {
+    func perform(_ action: RequestStateMachine.Action, reported: NetworkError? = nil, built: PreparedRequest? = nil) {
         switch action {
-        case .none, .ignore, .record, .discardRequest, .createAndResumeTask, .scheduleRetry, .runHandler:
-            // Taken where the event happens (`run`, `askRetriers`, the drain), or nothing to do.
+        case .none, .ignore, .record:
+            // Nothing to do: the event was stale, or its data is recorded in the machine's state.
             return
+        case .scheduleRetry, .runHandler:
+            // Taken where the event happens (`askRetriers`, the drain).
+            return
+        case .discardRequest:
+            built?.removeTemporaryFiles()  // a multipart body built in a file for a stale attempt
+        case .createAndResumeTask(let attempt):
+            startTask(of: attempt)
         case .buildRequest(let attempt):
             // Building runs adapters (app code, async) off the caller's thread; a request that is
             // awaited builds in its waiting task instead (see `outcome()`).

@@ -202,7 +202,8 @@ public final class RequestCore: Sendable {
         // The cache may answer the attempt itself: its task is then the cache's (see
         // `startTask(of:)`).
         await lookUpInCache(&prepared, attempt: attempt)
-        perform(state.withLock { $0.event { $0.adapted(attempt: attempt, prepared: prepared) } }, built: prepared)
+        perform(
+            state.withLock { $0.event { $0.adapted(attempt: attempt, prepared: prepared) } }, built: prepared)
     }
 
     /// Makes the task of `attempt` (or joins an identical request's), in the locked step that
@@ -213,7 +214,8 @@ public final class RequestCore: Sendable {
     private func startTask(of attempt: Int) {
         typealias Made = (AttemptTask, URLRequest, TimeInterval?)
         let made = state.withLock { state -> Made? in
-            guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest, values.task == nil
+            guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest,
+                values.task == nil
             else { return nil }
             let prepared = values.prepared
             let task: AttemptTask
@@ -221,7 +223,8 @@ public final class RequestCore: Sendable {
             if let context = prepared.cache, context.answered {
                 task = cacheAnswerTask(context, attempt: attempt)
             } else {
-                idleTimeout = IdleTimeout.watched(prepared.urlRequest.timeoutInterval, enforcedBy: session.transport)
+                idleTimeout = IdleTimeout.watched(
+                    prepared.urlRequest.timeoutInterval, enforcedBy: session.transport)
                 let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
                 task = makeOrJoinTask(prepared, attempt: attempt, atCompletion: atCompletion, state: &state)
             }
@@ -409,7 +412,9 @@ public final class RequestCore: Sendable {
     ///   - action: The machine's answer to the event just fed to it.
     ///   - reported: The failure the event carried (nil for a success), for an action that ends
     ///     the request with it or asks the retriers about it.
-    func perform(_ action: RequestStateMachine.Action, reported: NetworkError? = nil, built: PreparedRequest? = nil) {
+    func perform(
+        _ action: RequestStateMachine.Action, reported: NetworkError? = nil, built: PreparedRequest? = nil
+    ) {
         switch action {
         case .none, .ignore, .record:
             // Nothing to do: the event was stale, or its data is recorded in the machine's state.

@@ -9,7 +9,7 @@ import Testing
 private struct TokenAdapter: RequestAdapter {
     let token: String
 
-    func adapt(_ request: URLRequest) async throws -> URLRequest {
+    func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
         var request = request
         request.headers["Authorization"] = "Bearer \(token)"
         return request

@@ -28,7 +28,7 @@ struct PublicNamesTests {
         "HTTPMethod", "Headless", "IdempotencyKey", "Informable", "InvalidHeaderError", "JSONErrorable",
         "LoadType", "Loadable",
         "MaskHost", "MaskInsets", "Maskable", "MessageCatalog", "Messageable", "MultipartEncodingError",
-        "MultipartFormData", "NetworkError", "ParameterEncoding", "ParameterEncodingError", "Parameters",
+        "MultipartFormData", "NetworkError", "OutgoingRequest", "ParameterEncoding", "ParameterEncodingError", "Parameters",
         "PasswordCredential",
         "Progressable", "Redaction", "RedirectPolicy", "ReloadMask", "Reloadable", "Request",
         "RequestAdapter", "RequestCore",

@@ -135,7 +135,8 @@ extension DocSnippetTests {
             #expect((patient.configuration.retrier as? RetryPolicy)?.retryLimit == 3)
 
             let unsigned = URLRequest(url: URL(string: "https://api.example.com/articles?size=20&page=1")!)
-            let signed = try await AdapterChain(Self.signedAPI.configuration.adapters).adapt(OutgoingRequest(unsigned))
+            let signed = try await AdapterChain(Self.signedAPI.configuration.adapters).adapt(
+                OutgoingRequest(unsigned))
             #expect(signed.url?.query?.hasPrefix("page=1&size=20&sign=") == true)
             #expect(signed.value(forHTTPHeaderField: "X-App-Version") == "2.4.0")
         }

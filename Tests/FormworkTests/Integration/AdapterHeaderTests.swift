@@ -105,7 +105,9 @@ struct AdapterHeaderTests {
         #expect(error?.request?.value(forHTTPHeaderField: name) == nil)
     }
 
-    @Test("A good token set by each member of OutgoingRequest is sent (the control)", arguments: HeaderSetter.allCases)
+    @Test(
+        "A good token set by each member of OutgoingRequest is sent (the control)",
+        arguments: HeaderSetter.allCases)
     func goodTokenEverySetter(_ setter: HeaderSetter) async throws {
         let tag = freshTag()
         let session = Session { $0.adapters = [tokenAdapter("s3cret-session", setter)] }

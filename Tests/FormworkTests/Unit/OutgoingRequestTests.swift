@@ -82,7 +82,8 @@ struct OutgoingRequestTests {
     @Test(
         "Turning it into the URLRequest to send refuses an invalid header, naming it without its value",
         arguments: [
-            ("X-Token", "s3cret\n"), ("X-Token", "a\rs3cret"), ("X-Token", "s3c\0ret"), ("X-A\r\nX-B", "s3cret"),
+            ("X-Token", "s3cret\n"), ("X-Token", "a\rs3cret"), ("X-Token", "s3c\0ret"),
+            ("X-A\r\nX-B", "s3cret"),
         ])
     func checkRefuses(_ name: String, _ value: String) throws {
         var request = OutgoingRequest(try urlRequest(headers: ["Accept": "*/*"]))

@@ -14,7 +14,7 @@ import Testing
 nonisolated struct DemoHost: RequestAdapter {
     let base: URL
 
-    func adapt(_ request: URLRequest) async throws -> URLRequest {
+    func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
         guard let url = request.url, url.host == "api.example.com",
             var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         else { return request }

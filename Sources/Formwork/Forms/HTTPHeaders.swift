@@ -318,23 +318,14 @@ public struct InvalidHeaderError: Error, Sendable, Equatable, CustomStringConver
 // MARK: - URLRequest
 
 extension URLRequest {
-    /// The request's header fields as ``HTTPHeaders``: the way for an adapter to set a header
-    /// that Formwork checks on every platform.
+    /// The request's header fields as ``HTTPHeaders``.
     ///
-    /// ```swift
-    /// let auth = Adapter { request in
-    ///     var request = request
-    ///     request.headers["Authorization"] = "Bearer \(try await tokens.current())"
-    ///     return request
-    /// }
-    /// ```
-    ///
-    /// Setting keeps every value as given, so a value with CR, LF or NUL (a token read from a
-    /// file with its trailing newline) reaches Formwork's check of the final request, which fails
-    /// the request with ``NetworkError/Kind/invalidHeader`` naming the header before anything is
-    /// sent. `setValue(_:forHTTPHeaderField:)` and `addValue(_:forHTTPHeaderField:)` on Linux
-    /// (corelibs Foundation) silently drop such a value instead — or keep the old one when
-    /// replacing — so the request would go out without it.
+    /// Setting keeps every value as given, also one with CR, LF or NUL, which
+    /// `setValue(_:forHTTPHeaderField:)` and `addValue(_:forHTTPHeaderField:)` on Linux (corelibs
+    /// Foundation) silently drop (or, when replacing, leave the old value in place), so Formwork's
+    /// check of the final request sees it and fails the request with
+    /// ``NetworkError/Kind/invalidHeader`` naming the header. (Adapters get an ``OutgoingRequest``,
+    /// whose ``OutgoingRequest/headers`` are Formwork's own and keep every value too.)
     ///
     /// Reading sorts by name (Foundation keeps no order); setting replaces all fields, in order.
     public var headers: HTTPHeaders {

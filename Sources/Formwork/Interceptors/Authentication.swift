@@ -12,11 +12,13 @@ public protocol Authenticator: Sendable {
     /// The credential type.
     associatedtype Credential: AuthenticationCredential
 
-    /// Puts the credential on a request (e.g. an `Authorization` header).
+    /// Puts the credential on a request (e.g. an `Authorization` header), as an adapter would
+    /// (see ``RequestAdapter``): a header value that cannot be sent, such as a token with a
+    /// trailing newline, fails the request with ``NetworkError/Kind/invalidHeader``.
     /// - Parameters:
     ///   - credential: The credential.
     ///   - request: The request to change.
-    func apply(_ credential: Credential, to request: inout URLRequest)
+    func apply(_ credential: Credential, to request: inout OutgoingRequest)
 
     /// Gets the first credential, when the interceptor has none (it was created with `nil`): from
     /// the keychain, a sign-in, a token endpoint. Called when a request needs the credential,
@@ -102,7 +104,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestAdapter, 
     /// (``Authenticator/fetchCredential()``) and refreshing it first if it says it has expired.
     /// - Parameter request: The request.
     /// - Returns: The request with the credential.
-    public func adapt(_ request: URLRequest) async throws -> URLRequest {
+    public func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
         guard let credential = try await store.validCredential() else { return request }
         var request = request
         authenticator.apply(credential, to: &request)

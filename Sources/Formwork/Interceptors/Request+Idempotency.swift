@@ -71,7 +71,7 @@ struct IdempotencyKeyAdapter: RequestAdapter {
 
     let key: String
 
-    func adapt(_ request: URLRequest) async throws -> URLRequest {
+    func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
         guard let value = IdempotencyKey.headerValue(for: key) else { throw InvalidKey() }
         var request = request
         request.setValue(value, forHTTPHeaderField: IdempotencyKey.headerName)

@@ -25,7 +25,7 @@ extension Request {
         return self
     }
 
-    /// Adapts each attempt's `URLRequest` after the session's adapters.
+    /// Adapts each attempt's request (an ``OutgoingRequest``) after the session's adapters.
     ///
     /// Chain it in the statement that creates the request (before the first handler or accessor)
     /// so it applies from the first attempt.

@@ -180,8 +180,14 @@ public final class RequestCore: Sendable {
             // With no adapter the request stays as built: no chain to run, nothing to compare.
             let adapters = session.configuration.adapters + state.withLock { $0.adapters }
             let original = prepared.urlRequest
-            if !adapters.isEmpty { prepared.urlRequest = try await adapt(original, with: adapters) }
-            try FinalRequestCheck.validate(prepared.urlRequest)
+            if adapters.isEmpty {
+                try FinalRequestCheck.validate(original)
+            } else {
+                // Adapters change Formwork's own request value; its headers are checked as they left
+                // them, then it becomes the URLRequest to send.
+                let adapted = try await adapt(original, with: adapters)
+                prepared.urlRequest = try FinalRequestCheck.validate(adapted)
+            }
             if !adapters.isEmpty, prepared.urlRequest != original {
                 for monitor in session.configuration.eventMonitors {
                     monitor.requestDidAdapt(id, from: original, to: prepared.urlRequest)
@@ -250,12 +256,13 @@ public final class RequestCore: Sendable {
             && (prepared.redirectPolicy ?? session.configuration.redirectPolicy).followsAll
     }
 
-    /// Runs `adapters` (the session's, then the request's) in order.
+    /// Runs `adapters` (the session's, then the request's) in order on Formwork's own request
+    /// value made from `request` (see ``OutgoingRequest``).
     private func adapt(_ request: URLRequest, with adapters: [any RequestAdapter]) async throws(NetworkError)
-        -> URLRequest
+        -> OutgoingRequest
     {
         do {
-            return try await AdapterChain(adapters).adapt(request)
+            return try await AdapterChain(adapters).adapt(OutgoingRequest(request))
         } catch {
             throw NetworkError(
                 .requestBuildFailed, failureReason: "An adapter failed: \(error)", underlyingError: error,

@@ -70,7 +70,7 @@ extension DocSnippetTests {
         struct TokenRefresher: Authenticator {
             var session = Session.default  // not the authenticated session: a refresh must not wait on itself
 
-            func apply(_ credential: OAuthToken, to request: inout URLRequest) {
+            func apply(_ credential: OAuthToken, to request: inout OutgoingRequest) {
                 request.headers["Authorization"] = "Bearer \(credential.accessToken)"
             }
 
@@ -135,7 +135,8 @@ extension DocSnippetTests {
             #expect((patient.configuration.retrier as? RetryPolicy)?.retryLimit == 3)
 
             let unsigned = URLRequest(url: URL(string: "https://api.example.com/articles?size=20&page=1")!)
-            let signed = try await AdapterChain(Self.signedAPI.configuration.adapters).adapt(unsigned)
+            let signed = try await AdapterChain(Self.signedAPI.configuration.adapters).adapt(
+                OutgoingRequest(unsigned))
             #expect(signed.url?.query?.hasPrefix("page=1&size=20&sign=") == true)
             #expect(signed.value(forHTTPHeaderField: "X-App-Version") == "2.4.0")
         }

@@ -133,7 +133,7 @@ struct DocSnippetTests {
     struct SigningAdapter: RequestAdapter {
         let secret: String
 
-        func adapt(_ request: URLRequest) async throws -> URLRequest {
+        func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
             guard let url = request.url,
                 var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
             else { return request }

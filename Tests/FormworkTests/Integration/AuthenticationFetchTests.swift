@@ -22,7 +22,7 @@ private struct SigningInAuthenticator: Authenticator {
         return Token(value: try await Session.default.request(form).decode(Refreshed.self).token)
     }
 
-    func apply(_ credential: Token, to request: inout URLRequest) {
+    func apply(_ credential: Token, to request: inout OutgoingRequest) {
         request.setValue("Bearer \(credential.value)", forHTTPHeaderField: "Authorization")
     }
 

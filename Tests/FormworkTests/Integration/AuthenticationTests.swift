@@ -17,7 +17,7 @@ struct DemoAuthenticator: Authenticator {
     let realm: String
     var failsRefresh = false
 
-    func apply(_ credential: Token, to request: inout URLRequest) {
+    func apply(_ credential: Token, to request: inout OutgoingRequest) {
         request.setValue("Bearer \(credential.value)", forHTTPHeaderField: "Authorization")
     }
 

@@ -14,7 +14,7 @@ struct BasicToken: AuthenticationCredential {
 struct BasicAuthenticator: Authenticator {
     let rightPassword: String
 
-    func apply(_ credential: BasicToken, to request: inout URLRequest) {
+    func apply(_ credential: BasicToken, to request: inout OutgoingRequest) {
         let header = HTTPHeader.authorization(username: "ada", password: credential.password)
         request.setValue(header.value, forHTTPHeaderField: header.name)
     }

@@ -20,12 +20,10 @@ struct BadHeader: Sendable, CustomTestStringConvertible {
         BadHeader(name: "X-Line", value: "\(secret)\nX-Forged: 1"),
     ]
 
-    /// Puts the header on a request the way an app's code could, bypassing `setValue`, which on
-    /// Linux silently drops a value with CR, LF or NUL (but keeps such a name).
-    func apply(to request: inout URLRequest) {
-        var fields = request.allHTTPHeaderFields ?? [:]
-        fields[name] = value
-        request.allHTTPHeaderFields = fields
+    /// Puts the header on a request the way an adapter's code does: `setValue` on Formwork's own
+    /// request keeps every value (on a `URLRequest`, corelibs would drop one with CR, LF or NUL).
+    func apply(to request: inout OutgoingRequest) {
+        request.setValue(value, forHTTPHeaderField: name)
     }
 }
 
@@ -35,7 +33,7 @@ struct InjectingAdapter: RequestAdapter {
     var fromAttempt = 1
     let calls = Counter()
 
-    func adapt(_ request: URLRequest) async throws -> URLRequest {
+    func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
         calls.increment()
         guard calls.count >= fromAttempt else { return request }
         var request = request
@@ -51,7 +49,7 @@ struct InjectingCredential: AuthenticationCredential {
 }
 
 struct InjectingAuthenticator: Authenticator {
-    func apply(_ credential: InjectingCredential, to request: inout URLRequest) {
+    func apply(_ credential: InjectingCredential, to request: inout OutgoingRequest) {
         credential.header.apply(to: &request)
     }
     func refresh(_ credential: InjectingCredential) async throws -> InjectingCredential { credential }

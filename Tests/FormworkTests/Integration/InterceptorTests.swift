@@ -7,7 +7,7 @@ import Testing
 /// Counts the attempts of a request: adapters run once per attempt.
 struct AttemptCounter: RequestAdapter {
     let counter = Counter()
-    func adapt(_ request: URLRequest) async throws -> URLRequest {
+    func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
         counter.increment()
         return request
     }
@@ -16,7 +16,7 @@ struct AttemptCounter: RequestAdapter {
 /// The seed's signing: a signature over the sorted query parameters and a shared secret.
 struct SortedParameterSigner: RequestAdapter {
     let secret: String
-    func adapt(_ request: URLRequest) async throws -> URLRequest {
+    func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
         var request = request
         let items = URLComponents(url: request.url!, resolvingAgainstBaseURL: false)?.queryItems ?? []
         let canonical = items.sorted { $0.name < $1.name }.map { "\($0.name)=\($0.value ?? "")" }.joined(
@@ -38,7 +38,7 @@ struct SortedParameterSigner: RequestAdapter {
 /// Shared base parameters every request of an app carries (the seed's common parameters).
 struct BaseParameters: RequestAdapter {
     let items: [URLQueryItem]
-    func adapt(_ request: URLRequest) async throws -> URLRequest {
+    func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
         var request = request
         var components = URLComponents(url: request.url!, resolvingAgainstBaseURL: false)!
         components.queryItems = (components.queryItems ?? []) + items

@@ -5,7 +5,7 @@ import Testing
 
 /// Adds a header to every attempt it adapts.
 private struct HeaderAdapter: RequestAdapter {
-    func adapt(_ request: URLRequest) async throws -> URLRequest {
+    func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
         var request = request
         request.setValue("yes", forHTTPHeaderField: "X-Adapted")
         return request

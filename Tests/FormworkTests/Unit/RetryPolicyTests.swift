@@ -136,7 +136,7 @@ struct RetryPolicyTests {
             return request
         }
         let adapted = try await AdapterChain([first, second]).adapt(
-            URLRequest(url: URL(string: "http://h/")!))
+            OutgoingRequest(URLRequest(url: URL(string: "http://h/")!)))
         #expect(adapted.value(forHTTPHeaderField: "X-Order") == "12")
     }
 }

@@ -63,4 +63,101 @@ struct CrossFeatureTests {
         #expect(!stored.withLock { $0 }.isEmpty)
         #expect(outcome.data == stored.withLock { $0 }, "The body is the cached one alone")
     }
+
+    /// What `/cache/stats` counts for a resource.
+    private struct Stats: Decodable, Sendable {
+        let hits: Int
+    }
+
+    private func hits(_ id: String) async throws -> Int {
+        let form = CachedForm(
+            url: try await DemoServer.url("/cache/stats?id=\(id)"), cachePolicy: .reloadIgnoringCache)
+        return try await client.request(form, session: plain).decode(Stats.self).hits
+    }
+
+    @Test(
+        "Reload × cache: a reload through the same handler is answered from the cache, the server sees one request"
+    )
+    func reloadAnsweredFromCache() async throws {
+        let id = "cross-\(UUID().uuidString)"
+        let session = Session { $0.cache = HTTPCache() }
+        let delivered = Protected([DataResponse<Data?>]())
+        let handled = EventCounter()
+        let request = client.request(
+            CachedForm(url: try await resource(id, "&cc=max-age=600")), session: session
+        )
+        .response { response in
+            delivered.withLock { $0.append(response) }
+            handled.increment()
+        }
+        await handled.wait(for: 1)
+        request.core.restart()
+        await handled.wait(for: 2)
+        let responses = delivered.withLock { $0 }
+        #expect(responses.map(\.source) == [.network, .cache])
+        #expect(responses.allSatisfy { $0.error == nil })
+        #expect(Set(responses.map(\.data)).count == 1, "The cached body is the network's, byte for byte")
+        #expect(try await hits(id) == 1)
+    }
+
+    @Test(
+        "Cancel × retry wait × cache: a request cancelled while it waits to retry ends cancelled, with nothing stored"
+    )
+    func cancelInRetryWait() async throws {
+        let id = "cross-\(UUID().uuidString)"
+        let url = try await resource(id, "&cc=max-age=600")
+        let session = Session { $0.cache = HTTPCache() }
+        try await switchResource(id, failing: 503)
+        let waiting = EventCounter()
+        let retrier = Retrier { _ in
+            await MainActor.run { waiting.increment() }
+            return .retry(after: 600)
+        }
+        let request = client.request(CachedForm(url: url), session: session).retry(retrier)
+        let outcome = Task { await request.core.outcome() }
+        await waiting.wait(for: 1)
+        await eventually("the request waits to retry") { request.core.lifecycleState == .retrying }
+        request.cancel()
+        let ended = await outcome.value
+        #expect(ended.error?.isCancelled == true)
+        #expect(ended.attempt == 1)
+        // The failed attempt's response stays on the outcome; nothing was stored for the URL.
+        #expect(ended.response?.statusCode == 503)
+        try await switchResource(id, failing: 0)
+        let next = await client.request(CachedForm(url: url), session: session).core.outcome()
+        #expect(next.cache.source == .network)
+        #expect(try await hits(id) == 2)
+    }
+
+    @Test(
+        "Coalescing × cancel × cache: one of three identical callers cancels; the others get the body, the server one request"
+    )
+    func coalescedCallerCancels() async throws {
+        let key = "cross-\(UUID().uuidString)"
+        let form = CachedForm(url: try await DemoServer.url("/coalesce/held?key=\(key)"))
+        let session = Session { $0.cache = HTTPCache() }
+        let requests = (0..<3).map { _ in client.request(form, session: session) }
+        let outcomes = requests.map { request in Task { await request.core.outcome() } }
+        await eventually("the three requests share one network request") {
+            requests.allSatisfy { $0.core.task != nil }
+        }
+        requests[1].cancel()
+        let release = CachedForm(
+            url: try await DemoServer.url("/coalesce/release?key=\(key)"), cachePolicy: .reloadIgnoringCache)
+        _ = try await client.request(release, session: plain).data()
+        let results = await [outcomes[0].value, outcomes[1].value, outcomes[2].value]
+        #expect(results[1].error?.isCancelled == true)
+        #expect(results[0].error == nil && results[2].error == nil)
+        #expect(results[0].data == results[2].data && results[0].data?.isEmpty == false)
+        let hitsForm = CachedForm(
+            url: try await DemoServer.url("/coalesce/hits?key=\(key)&atLeast=1&wait=5"),
+            cachePolicy: .reloadIgnoringCache)
+        let counted = try await client.request(hitsForm, session: plain).decode(HeldHits.self)
+        #expect(counted.hits == 1)
+    }
+}
+
+/// What `/coalesce/hits` answers.
+private struct HeldHits: Decodable, Sendable {
+    let hits: Int
 }

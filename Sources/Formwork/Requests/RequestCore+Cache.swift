@@ -58,7 +58,7 @@ extension RequestCore {
             decision = .revalidate(entry, conditionalFields: CacheRevalidation.conditionalFields(for: entry))
         }
         let conditions = stored.map { CacheAnswer.conditions($0, request: context.requestHeaders) } ?? .none
-        let answered = follow(
+        let answered = await follow(
             decision, conditions: conditions, prepared: &prepared, attempt: attempt, policy: policy, now: now)
         guard !answered, CacheControl(context.requestHeaders["Cache-Control"]).has("only-if-cached") else {
             return answered
@@ -111,7 +111,7 @@ extension RequestCore {
     private func follow(
         _ decision: CacheDecision.Lookup, conditions: CacheAnswer.Conditions, prepared: inout PreparedRequest,
         attempt: Int, policy: CachePolicy, now: Date
-    ) -> Bool {
+    ) async -> Bool {
         let request = prepared.cache?.requestHeaders ?? [:]
         switch decision {
         case .fresh(let entry):
@@ -130,7 +130,8 @@ extension RequestCore {
             else { return false }
             let served = CacheAnswer.ranged(CacheAnswer.unvalidated(entry), request: request)
             answer(prepared, attempt: attempt, with: served, now: now)
-            revalidateInBackground(entry, request: prepared.urlRequest, key: key, cache: cache)
+            // After the answer: the app gets the stale response without waiting for the claim.
+            await revalidateInBackground(entry, request: prepared.urlRequest, key: key, cache: cache)
             return true
         case .revalidate(let entry, let fields):
             // The app's own conditions go to the server as they are: its answer is the app's.
@@ -269,11 +270,14 @@ extension RequestCore {
 
     /// Revalidates a stale stored response in the background (`stale-while-revalidate`): one
     /// conditional request per key at a time, whose answer (a `304` or a new response) updates
-    /// the cache. Nothing is delivered to the request: it was answered already.
+    /// the cache, and none once `entry` is no longer the stored response (see
+    /// ``HTTPCache/beginRevalidation(_:of:request:)``). Nothing is delivered to the request: it was
+    /// answered already.
     private func revalidateInBackground(
         _ entry: CacheEntry, request: URLRequest, key: CacheKey, cache: HTTPCache
-    ) {
-        guard cache.beginRevalidation(key, of: entry) else { return }
+    ) async {
+        let lookedUp = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
+        guard await cache.beginRevalidation(key, of: entry, request: lookedUp) else { return }
         var unconditional = request
         if entry.statusCode != 206 {
             // The complete stored response is revalidated, not the range this request asked for.
@@ -286,6 +290,7 @@ extension RequestCore {
         let requestHeaders = HTTPHeaders(unconditional.allHTTPHeaderFields ?? [:])
         let requestTime = Date()
         let events = CollectingEvents(configuration: session.configuration) { data, response, error in
+            // Released after the answer is stored: a claim that follows reads that answer.
             defer { cache.endRevalidation(key) }
             let http = response as? HTTPURLResponse
             let failed = error != nil || http == nil

@@ -202,22 +202,26 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// Claims the background revalidation of `key`, whose stored response was `entry` when it was
-    /// looked up: `false` when one is already under way, or when a newer response was stored
-    /// since (a revalidation that ended between that lookup and this claim).
-    func beginRevalidation(_ key: CacheKey, of entry: CacheEntry) -> Bool {
-        let name = key.fileName(vary: entry.vary, partial: entry.statusCode == 206)
-        return state.withLock { state in
-            if let stored = state.memory[name], stored.key == key,
-                stored.entry.responseTime > entry.responseTime
-            {
-                return false
-            }
-            return state.revalidating.insert(key.text).inserted
+    /// Claims the background revalidation of `key`, whose stored response was `entry` when a
+    /// stale hit looked it up with `request`'s fields: `false` when one is already under way, or
+    /// when `entry` is no longer the stored response (a revalidation ended between that lookup
+    /// and this claim, a newer response was stored, or it was removed). The stored response is
+    /// read again after the claim is taken, in memory or on disk: a revalidation stores its answer
+    /// before it releases its claim, and a disk write is queued before any later read, so no
+    /// response stored by a revalidation that ended before this claim goes unseen.
+    func beginRevalidation(_ key: CacheKey, of entry: CacheEntry, request: HTTPHeaders) async -> Bool {
+        guard state.withLock({ $0.revalidating.insert(key.text).inserted }) else { return false }
+        let current = await self.entry(for: key, request: request)
+        // The same response within a millisecond: an entry file keeps its times as seconds since
+        // 1970, which do not always give back the exact `Date` (about one time in two).
+        guard let current, abs(current.responseTime.timeIntervalSince(entry.responseTime)) < 0.001 else {
+            endRevalidation(key)
+            return false
         }
+        return true
     }
 
-    /// Releases the claim of ``beginRevalidation(_:of:)``.
+    /// Releases the claim of ``beginRevalidation(_:of:request:)``.
     func endRevalidation(_ key: CacheKey) {
         _ = state.withLock { $0.revalidating.remove(key.text) }
     }

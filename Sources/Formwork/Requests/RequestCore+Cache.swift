@@ -135,7 +135,11 @@ extension RequestCore {
             else { return false }
             let served = CacheAnswer.ranged(CacheAnswer.unvalidated(entry), request: request)
             answer(&prepared, with: served, now: now)
-            revalidateInBackground(entry, request: prepared.urlRequest, key: key, cache: cache)
+            // Claimed in the background: the app gets the stale response (from the attempt's
+            // cache task, once this lookup returns) without waiting for the claim, which may read
+            // the stored response back from disk.
+            let stale = prepared.urlRequest
+            Task { await self.revalidateInBackground(entry, request: stale, key: key, cache: cache) }
             return true
         case .revalidate(let entry, let fields):
             // The app's own conditions go to the server as they are: its answer is the app's.
@@ -264,11 +268,14 @@ extension RequestCore {
 
     /// Revalidates a stale stored response in the background (`stale-while-revalidate`): one
     /// conditional request per key at a time, whose answer (a `304` or a new response) updates
-    /// the cache. Nothing is delivered to the request: it was answered already.
+    /// the cache, and none once `entry` is no longer the stored response (see
+    /// ``HTTPCache/beginRevalidation(_:of:request:)``). Nothing is delivered to the request: it was
+    /// answered already.
     private func revalidateInBackground(
         _ entry: CacheEntry, request: URLRequest, key: CacheKey, cache: HTTPCache
-    ) {
-        guard cache.beginRevalidation(key, of: entry) else { return }
+    ) async {
+        let lookedUp = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
+        guard await cache.beginRevalidation(key, of: entry, request: lookedUp) else { return }
         var unconditional = request
         if entry.statusCode != 206 {
             // The complete stored response is revalidated, not the range this request asked for.
@@ -281,6 +288,7 @@ extension RequestCore {
         let requestHeaders = HTTPHeaders(unconditional.allHTTPHeaderFields ?? [:])
         let requestTime = Date()
         let events = CollectingEvents(configuration: session.configuration) { data, response, error in
+            // Released after the answer is stored: a claim that follows reads that answer.
             defer { cache.endRevalidation(key) }
             let http = response as? HTTPURLResponse
             let failed = error != nil || http == nil

@@ -71,27 +71,40 @@ struct HTTPCacheStorageTests {
         #expect(second.diskUsage == 0)
     }
 
-    @Test("One background revalidation at a time, and none after a newer response was stored")
-    func revalidationClaims() {
-        let cache = HTTPCache(memoryCapacity: 1 << 20)
-        let stale = entry(body: "stale")
+    @Test(
+        "One background revalidation at a time, and none once the looked-up response is no longer stored, in memory or on disk",
+        arguments: [false, true])
+    func revalidationClaims(onDisk: Bool) async throws {
+        let scratch = try ScratchDirectory("claims")
+        defer { scratch.remove() }
+        // 64 bytes of memory: every entry lives on disk only.
+        let cache = onDisk ? try HTTPCache(directory: scratch.url, memoryCapacity: 64) : HTTPCache()
+        func claim(_ url: String = "http://127.0.0.1/a", of entry: CacheEntry) async -> Bool {
+            await cache.beginRevalidation(key(url), of: entry, request: [:])
+        }
+        var stale = entry(body: "stale")
+        // A time that an entry file does not give back exactly (seconds since 1970 as a double).
+        stale.responseTime = Date(timeIntervalSinceReferenceDate: 785_000_000.1)
         cache.store(stale, for: key())
-        #expect(cache.beginRevalidation(key(), of: stale))
-        #expect(!cache.beginRevalidation(key(), of: stale))
+        #expect(await claim(of: stale))
+        #expect(await !claim(of: stale))
         // The revalidation stores a newer response, then ends; a stale hit that looked the old
         // one up before that claims too late.
         var refreshed = stale
         refreshed.responseTime = stale.responseTime + 5
         cache.store(refreshed, for: key())
         cache.endRevalidation(key())
-        #expect(!cache.beginRevalidation(key(), of: stale))
-        // A hit on the newer response may revalidate it.
-        #expect(cache.beginRevalidation(key(), of: refreshed))
+        #expect(await !claim(of: stale))
+        // A refused claim holds nothing: a hit on the newer response may revalidate it.
+        #expect(await claim(of: refreshed))
         cache.endRevalidation(key())
+        // Nothing to revalidate once the response was removed.
+        await cache.removeResponses(for: try #require(URL(string: "http://127.0.0.1/a")))
+        #expect(await !claim(of: refreshed))
         // Another URL's claim is its own.
         let other = entry("http://127.0.0.1/b")
         cache.store(other, for: key("http://127.0.0.1/b"))
-        #expect(cache.beginRevalidation(key("http://127.0.0.1/b"), of: other))
+        #expect(await claim("http://127.0.0.1/b", of: other))
     }
 
     @Test("Vary: one stored response per set of varying values")

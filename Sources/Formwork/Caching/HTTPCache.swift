@@ -67,6 +67,9 @@ public final class HTTPCache: Sendable {
     let state = Protected(State())
     /// Runs every file operation of the disk tier, in order (the start-up scan first).
     let diskQueue: DispatchQueue?
+    /// Runs once, at the start of the next claim of a background revalidation: tests force the
+    /// interleaving of a stale hit's lookup and its claim with it.
+    let beforeNextClaim = Protected<(@Sendable () -> Void)?>(nil)
 
     /// Creates a cache that keeps responses in memory only.
     /// - Parameter memoryCapacity: The most bytes held; defaults to 8 MiB.
@@ -210,6 +213,10 @@ public final class HTTPCache: Sendable {
     /// before it releases its claim, and a disk write is queued before any later read, so no
     /// response stored by a revalidation that ended before this claim goes unseen.
     func beginRevalidation(_ key: CacheKey, of entry: CacheEntry, request: HTTPHeaders) async -> Bool {
+        beforeNextClaim.withLock { hook in
+            defer { hook = nil }
+            return hook
+        }?()
         guard state.withLock({ $0.revalidating.insert(key.text).inserted }) else { return false }
         let current = await self.entry(for: key, request: request)
         // The same response within a millisecond: an entry file keeps its times as seconds since

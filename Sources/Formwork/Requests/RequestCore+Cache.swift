@@ -63,7 +63,7 @@ extension RequestCore {
             decision = .revalidate(entry, conditionalFields: CacheRevalidation.conditionalFields(for: entry))
         }
         let conditions = stored.map { CacheAnswer.conditions($0, request: context.requestHeaders) } ?? .none
-        let answered = follow(
+        let answered = await follow(
             decision, conditions: conditions, prepared: &prepared, attempt: attempt, policy: policy, now: now)
         guard !answered, CacheControl(context.requestHeaders["Cache-Control"]).has("only-if-cached") else {
             return answered
@@ -116,7 +116,7 @@ extension RequestCore {
     private func follow(
         _ decision: CacheDecision.Lookup, conditions: CacheAnswer.Conditions, prepared: inout PreparedRequest,
         attempt: Int, policy: CachePolicy, now: Date
-    ) -> Bool {
+    ) async -> Bool {
         let request = prepared.cache?.requestHeaders ?? [:]
         switch decision {
         case .fresh(let entry):
@@ -135,11 +135,11 @@ extension RequestCore {
             else { return false }
             let served = CacheAnswer.ranged(CacheAnswer.unvalidated(entry), request: request)
             answer(&prepared, with: served, now: now)
-            // Claimed in the background: the app gets the stale response (from the attempt's
-            // cache task, once this lookup returns) without waiting for the claim, which may read
-            // the stored response back from disk.
-            let stale = prepared.urlRequest
-            Task { await self.revalidateInBackground(entry, request: stale, key: key, cache: cache) }
+            // Claimed before the stale answer is delivered (by the attempt's cache task, once this
+            // lookup returns): a request that follows finds the revalidation running. The claim
+            // reads the stored response again (from disk for a large one) so that a hit that
+            // looked up an entry a revalidation has refreshed meanwhile starts no second one.
+            await revalidateInBackground(entry, request: prepared.urlRequest, key: key, cache: cache)
             return true
         case .revalidate(let entry, let fields):
             // The app's own conditions go to the server as they are: its answer is the app's.

@@ -81,21 +81,6 @@ private final class HeldTask: TransportTask {
 // Sendable: `exchange` is only read; `HeldTransport` guards its own state.
 extension HeldTask: @unchecked Sendable {}
 
-/// Runs `action` when the next request starts, on the thread that starts it: for a request the
-/// cache answers, that is after its lookup and before it claims a background revalidation.
-private final class StartHook: EventMonitor {
-    private let action = Protected((@Sendable () -> Void)?.none)
-
-    func onNextStart(_ run: @escaping @Sendable () -> Void) { action.withLock { $0 = run } }
-
-    func requestDidStart(_ id: UUID, request: URLRequest, attempt: Int) {
-        action.withLock { action in
-            defer { action = nil }
-            return action
-        }?()
-    }
-}
-
 /// The background revalidation of `stale-while-revalidate` against a transport that holds it,
 /// so every interleaving is forced rather than left to timing (issue 23 §5.1).
 @Suite("HTTP cache background revalidation")
@@ -115,13 +100,10 @@ struct BackgroundRevalidationTests {
         return cache
     }
 
-    private func session(_ cache: HTTPCache, _ transport: HeldTransport, hook: StartHook = StartHook())
-        -> Session
-    {
+    private func session(_ cache: HTTPCache, _ transport: HeldTransport) -> Session {
         Session {
             $0.cache = cache
             $0.transport = transport
-            $0.eventMonitors = [hook]
         }
     }
 
@@ -153,13 +135,13 @@ struct BackgroundRevalidationTests {
     )
     func lateClaim() async throws {
         let transport = HeldTransport()
-        let hook = StartHook()
-        let session = session(staleCache(), transport, hook: hook)
+        let cache = staleCache()
+        let session = session(cache, transport)
         #expect(await send(session).isStale)
         #expect(transport.held == 1)
         // The next hit has looked up the stale entry; the revalidation then stores its 304 and
         // ends, all before that hit claims one.
-        hook.onNextStart { transport.release() }
+        cache.beforeNextClaim.withLock { $0 = { transport.release() } }
         let late = await send(session)
         #expect(late.source == .cache && late.isStale)
         #expect(transport.made == 1)
@@ -175,11 +157,10 @@ struct BackgroundRevalidationTests {
         let cache = try HTTPCache(directory: scratch.url, memoryCapacity: 4096)
         let body = Data(repeating: 0x61, count: 4096)
         let transport = HeldTransport()
-        let hook = StartHook()
-        let session = session(staleCache(cache, body: body), transport, hook: hook)
+        let session = session(staleCache(cache, body: body), transport)
         #expect(await send(session).isStale)
         #expect(transport.held == 1)
-        hook.onNextStart { transport.release() }
+        cache.beforeNextClaim.withLock { $0 = { transport.release() } }
         let late = await send(session)
         #expect(late.source == .cache && late.isStale && late.value == body)
         #expect(transport.made == 1)

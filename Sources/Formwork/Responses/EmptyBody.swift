@@ -44,15 +44,10 @@ extension Optional: EmptyResponse {
 }
 
 // The old name, for one release, where apps write it most: in the types that send requests and
-// in typed forms (`typealias Response = Empty`). It is no longer a top-level type, because
+// in typed forms (`typealias Response = Empty`; the one in `Requestable` is in
+// Session/Requestable+Empty.swift, with the protocol). It is no longer a top-level type, because
 // Combine has a top-level `Empty` and a file importing both modules could not use either by its
 // short name.
-
-extension Requestable {
-    /// The old name of ``EmptyBody``, kept for one release inside `Requestable` types.
-    @available(*, deprecated, renamed: "EmptyBody", message: "Combine's Empty clashed with it")
-    public typealias Empty = EmptyBody
-}
 
 extension TypedFormable {
     /// The old name of ``EmptyBody``, kept for one release inside typed forms.

@@ -1,0 +1,46 @@
+import Foundation
+
+// The loading hook of a stream request: it ends at the first item rather than at the request's end.
+extension StreamRequest {
+    /// Shows loading UI until the stream's first item arrives (or the request ends without one).
+    ///
+    /// `loadable.begin()` runs now and again before a reload; `loadable.end()` runs once per run,
+    /// at the first event, line or chunk. Reconnections of an event stream do not show it again.
+    /// - Parameter loadable: What to show; defaults to ``LoadType/none``.
+    /// - Returns: The request.
+    @MainActor
+    @discardableResult
+    public func load(_ loadable: some Loadable = LoadType.none) -> Self {
+        let span = LoadSpan(begin: { loadable.begin() }, end: { loadable.end() })
+        span.begin()
+        core.onLaterAttemptStart { span.begin() }
+        sink.buffer.onFirstItem { Task { @MainActor in span.end() } }
+        core.append { _ in await span.end() }
+        return self
+    }
+}
+
+/// One `load` on a stream: `end()` runs once for each `begin()`, whichever comes first of the
+/// first item and the request's end.
+@MainActor
+private final class LoadSpan {
+    private let onBegin: @MainActor @Sendable () -> Void
+    private let onEnd: @MainActor @Sendable () -> Void
+    private var isOpen = false
+
+    init(begin: @escaping @MainActor @Sendable () -> Void, end: @escaping @MainActor @Sendable () -> Void) {
+        onBegin = begin
+        onEnd = end
+    }
+
+    func begin() {
+        isOpen = true
+        onBegin()
+    }
+
+    func end() {
+        guard isOpen else { return }
+        isOpen = false
+        onEnd()
+    }
+}

@@ -27,9 +27,6 @@ public protocol Loadable {
 }
 
 extension Loadable {
-    /// A new ``Headless/MaskView``.
-    public func mask() -> (any Maskable)? { Headless.MaskView() }
-
     /// ``MaskInsets/zero``.
     public func inset() -> MaskInsets { .zero }
 

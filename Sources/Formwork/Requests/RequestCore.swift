@@ -8,7 +8,7 @@ import Foundation
 /// decided by `RequestStateMachine`, held in that state: this class feeds it events and
 /// performs the actions it returns, outside the lock. The values of an attempt (its request,
 /// task, response, body, byte counts and progress) live in the machine's state
-/// (``RequestAttempt``), never beside it: a new attempt starts empty by construction.
+/// (`RequestAttempt`), never beside it: a new attempt starts empty by construction.
 ///
 /// Opaque outside Formwork: it is public only so that ``Request`` can give every request type
 /// the same hooks.

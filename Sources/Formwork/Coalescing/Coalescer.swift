@@ -10,7 +10,7 @@ final class Coalescer: Sendable {
     private let flights = Protected([CoalescingKey: Flight]())
 
     /// What a request's attempt does about its task.
-    enum Entry {
+    enum Entry: Sendable {
         /// It started the network request: resume `flight.task`.
         case lead(Flight)
         /// It shares a network request already made: never resume or own the task.

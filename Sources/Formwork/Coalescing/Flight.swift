@@ -9,11 +9,8 @@ import Foundation
 /// of their own). A subscriber that leaves (cancelled, timed out, retrying) only stops taking
 /// events; the task is cancelled only when the last one leaves.
 final class Flight: Sendable {
-    /// One request's attempt that takes the task's events.
-    struct Subscriber: Sendable {
-        let core: RequestCore
-        let attempt: Int
-    }
+    /// One caller's handle on the shared task, whose events it takes.
+    typealias Subscriber = SharedExchangeTask
 
     private struct State {
         var subscribers: [Subscriber]
@@ -75,12 +72,12 @@ final class Flight: Sendable {
         return targets
     }
 
-    /// Removes `core`'s subscription. When no subscriber is left, the flight is over: the task's
-    /// later events (if it runs on) reach no one.
+    /// Removes `subscriber`. When no subscriber is left, the flight is over: the task's later
+    /// events (if it runs on) reach no one.
     /// - Returns: `true` when no subscriber is left: the task is no one's any more.
-    func leave(_ core: RequestCore) -> Bool {
+    func leave(_ subscriber: Subscriber) -> Bool {
         let (isEmpty, closedNow, endsNow) = state.withLock { state in
-            state.subscribers.removeAll { $0.core === core }
+            state.subscribers.removeAll { $0 === subscriber }
             let closedNow = state.isOpen && state.subscribers.isEmpty
             if state.subscribers.isEmpty { state.isOpen = false }
             let endsNow = state.subscribers.isEmpty && !state.isOver
@@ -92,12 +89,14 @@ final class Flight: Sendable {
         return isEmpty
     }
 
-    /// The task reported its end (after its subscribers had it): the flight is over.
+    /// The task reported its end (after its subscribers had it): the flight is over, and lets go
+    /// of its subscribers (each holds the flight until its caller lets go of it).
     func taskEnded() {
         let (closedNow, endsNow) = state.withLock { state in
             defer {
                 state.isOpen = false
                 state.isOver = true
+                state.subscribers = []
             }
             return (state.isOpen, !state.isOver)
         }

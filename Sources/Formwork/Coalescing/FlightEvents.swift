@@ -19,27 +19,22 @@ final class FlightEvents: TransportEvents {
 
     func receiveResponse(_ response: URLResponse) -> Bool {
         var wanted = false
-        for target in targets where target.core.taskDidReceive(response: response, attempt: target.attempt) {
+        for target in targets where target.events.receiveResponse(response) {
             wanted = true
         }
         return wanted
     }
 
     func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
-        // One head for all: its `HTTPURLResponse`, if any of them asks, is made once.
-        let head = ResponseHead(head)
         var wanted = false
-        for target in targets
-        where target.core.taskDidReceive(
-            head: head, expectedContentLength: head.expectedContentLength, attempt: target.attempt)
-        {
+        for target in targets where target.events.receiveResponseHead(head) {
             wanted = true
         }
         return wanted
     }
 
     func receiveBody(_ body: Data) {
-        for target in targets { target.core.taskDidReceive(data: body, attempt: target.attempt) }
+        for target in targets { target.events.receiveBody(body) }
     }
 
     func sent(totalBytes: Int64, expectedBytes: Int64?) {
@@ -50,21 +45,19 @@ final class FlightEvents: TransportEvents {
         // The same rule for every request sharing the task: each one settles its own failure.
         var next: URLRequest?
         for target in targets {
-            next = target.core.redirect(response, to: request, attempt: target.attempt)
+            next = target.events.redirect(response, to: request)
         }
         return next
     }
 
     func credential(isProxy: Bool, previousFailures: Int) -> PasswordCredential? {
-        guard let core = targets.first?.core else { return nil }
-        return PasswordCredential.answering(
-            isProxy: isProxy, previousFailures: previousFailures, configuration: core.session.configuration)
+        targets.first?.events.credential(isProxy: isProxy, previousFailures: previousFailures)
     }
 
     func finish(_ error: (any Error)?) {
         guard let flight = flight() else { return }
         for target in flight.deliveryTargets() {
-            target.core.taskDidComplete(error: error, attempt: target.attempt)
+            target.events.finish(error)
         }
         flight.taskEnded()
     }

@@ -14,8 +14,6 @@ struct RequestAttempt: Sendable {
     var prepared: PreparedRequest
     /// The transport task the attempt runs on, until the request lets go of it.
     var task: (any TransportTask)?
-    /// The coalesced network request `task` belongs to, when identical requests share it.
-    var flight: Flight?
     /// The response head, once it arrived.
     var response: ResponseHead?
     /// The body received in memory (everything, or an error body the sink declined).

@@ -237,12 +237,11 @@ extension RequestCore {
     }
 
     /// The task of an attempt the cache answers (see ``answer(_:with:now:)``).
-    func cacheAnswerTask(_ context: CacheContext, attempt: Int) -> AttemptTask {
+    func cacheAnswerTask(_ context: CacheContext, attempt: Int) -> any TransportTask {
         let entry = context.answer
-        let task = CacheAnswerTask(
+        return CacheAnswerTask(
             response: entry?.httpResponse(age: context.delivery.age), body: entry?.body ?? Data(),
             events: AttemptEvents(core: self, attempt: attempt))
-        return AttemptTask(task: task, leads: true)
     }
 
     /// Puts a stored response in place of what the attempt received (a 304, or a failure).

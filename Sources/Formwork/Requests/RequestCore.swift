@@ -218,13 +218,13 @@ public final class RequestCore: Sendable {
     /// other gets the transport's, watched for its idle timeout when the transport does not
     /// enforce it.
     private func startTask(of attempt: Int) {
-        typealias Made = (AttemptTask, URLRequest, TimeInterval?)
+        typealias Made = (any TransportTask, URLRequest, TimeInterval?)
         let made = state.withLock { state -> Made? in
             guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest,
                 values.task == nil
             else { return nil }
             let prepared = values.prepared
-            let task: AttemptTask
+            let task: any TransportTask
             var idleTimeout: TimeInterval?
             if let context = prepared.cache, context.answered {
                 task = cacheAnswerTask(context, attempt: attempt)
@@ -232,13 +232,13 @@ public final class RequestCore: Sendable {
                 idleTimeout = IdleTimeout.watched(
                     prepared.urlRequest.timeoutInterval, enforcedBy: session.transport)
                 let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
-                task = makeOrJoinTask(prepared, attempt: attempt, atCompletion: atCompletion, state: &state)
+                task = makeTask(prepared, attempt: attempt, atCompletion: atCompletion, state: &state)
             }
-            state.machine.updateRunning(attempt: attempt) { $0.task = task.task }
+            state.machine.updateRunning(attempt: attempt) { $0.task = task }
             return (task, prepared.urlRequest, idleTimeout)
         }
         guard let (task, request, idleTimeout) = made else { return }
-        if let idleTimeout { watchIdleTimeout(idleTimeout, task: task.task, attempt: attempt) }
+        if let idleTimeout { watchIdleTimeout(idleTimeout, task: task, attempt: attempt) }
         begin(task, request: request, attempt: attempt)
     }
 

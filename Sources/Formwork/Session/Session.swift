@@ -124,6 +124,9 @@ public final class Session: Sendable {
     static let transportForTesting = Protected<(any Transport)?>(nil)
     /// The coalescable network requests in flight.
     let coalescer = Coalescer()
+    /// What the engine hands every attempt's exchange to: the features that are layers around the
+    /// transport (coalescing), then the transport.
+    var layeredTransport: any Transport { CoalescingTransport(base: transport, coalescer: coalescer) }
 
     /// Creates a session.
     ///

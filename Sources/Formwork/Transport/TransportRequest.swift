@@ -50,6 +50,9 @@ public struct TransportRequest: Sendable {
     /// built-in transport carries such an exchange on a `URLSession` of its own, so that its wait
     /// never holds the callbacks of the session's other requests.
     var waitsForReader = false
+    /// Whether the exchange may be shared with identical requests in flight (coalescing; nil:
+    /// never).
+    var sharing: ExchangeSharing?
 
     /// Creates the request of one exchange.
     /// - Parameters:

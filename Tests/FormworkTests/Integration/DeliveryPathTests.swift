@@ -19,9 +19,9 @@ struct DeliveryPathTests {
         _ request: some Request, in session: Session, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Int? {
         await eventually("the request's URLSession task runs", within: 60, sourceLocation: sourceLocation) {
-            (request.core.task as? URLSessionTransportTask)?.task != nil || request.isFinished
+            (request.core.transportTask as? URLSessionTransportTask)?.task != nil || request.isFinished
         }
-        guard (request.core.task as? URLSessionTransportTask)?.task != nil else {
+        guard (request.core.transportTask as? URLSessionTransportTask)?.task != nil else {
             Issue.record(
                 "The request ended (or never ran) before its task was seen", sourceLocation: sourceLocation)
             return nil

@@ -112,11 +112,13 @@ struct RequestLifetimeTests {
         let key = "lifetime-\(UUID().uuidString)"
         let form = TestForm(url: try await DemoServer.url("/coalesce/held?key=\(key)"))
         weak var task: (any TransportTask)?
+        weak var transportTask: (any TransportTask)?
         do {
             let request = client.request(form, session: session(coalescing: coalescing))
             let waiting = Task { try await request.data() }
             await eventually("the request's task exists") { request.core.task != nil }
             task = request.core.task
+            transportTask = request.core.transportTask
             if cancelling {
                 request.cancel()
             } else {
@@ -126,7 +128,8 @@ struct RequestLifetimeTests {
             let result = await waiting.result
             #expect(cancelling == ((try? result.get()) == nil), "The request ends as it should")
         }
-        await expectReleased("The request's network task") { task == nil }
+        await expectReleased("The request's task") { task == nil }
+        await expectReleased("The transport's task under it") { transportTask == nil }
     }
 
     @Test("A download to a file is released once it has finished")

@@ -45,3 +45,12 @@ final class WeakObjects: Sendable {
     /// How many of the objects are still alive.
     var alive: Int { references.withLock { $0.filter { $0.object != nil }.count } }
 }
+
+extension RequestCore {
+    /// The transport's own task of the current attempt: for a task that shares an identical
+    /// request's exchange (coalescing), the shared exchange's task.
+    var transportTask: (any TransportTask)? {
+        let task = self.task
+        return (task as? SharedExchangeTask)?.flight?.task ?? task
+    }
+}

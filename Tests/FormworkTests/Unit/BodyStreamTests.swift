@@ -10,10 +10,10 @@ struct BodyStreamTests {
     private func newBodyStream(_ request: UploadRequest, session: Session) async -> InputStream? {
         // The URLSession task is made when the transport task resumes, just after the attempt runs.
         let deadline = Date().addingTimeInterval(30)
-        var made = (request.core.task as? URLSessionTransportTask)?.task
+        var made = (request.core.transportTask as? URLSessionTransportTask)?.task
         while made == nil, Date() < deadline {
             try? await Task.sleep(nanoseconds: 5_000_000)
-            made = (request.core.task as? URLSessionTransportTask)?.task
+            made = (request.core.transportTask as? URLSessionTransportTask)?.task
         }
         guard let task = made else { return nil }
         let answer = Protected<InputStream?>(nil)
@@ -58,7 +58,7 @@ struct BodyStreamTests {
         #expect(form.made.count == 2)
         let body = fresh.map(contents(of:))
         #expect(body == payload)
-        let task = (request.core.task as? URLSessionTransportTask)?.task
+        let task = (request.core.transportTask as? URLSessionTransportTask)?.task
         request.cancel()
         _ = await request.handledString()
         // Not once the request ended: its task is no longer routed.

@@ -1,0 +1,20 @@
+import Foundation
+
+/// Whether and how an exchange may be shared with identical requests in flight (coalescing): set
+/// by the engine on a ``TransportRequest`` that may share, read by the coalescing layer.
+struct ExchangeSharing: Sendable {
+    /// The form's cache policy: requests with different policies never share.
+    let formCachePolicy: CachePolicy?
+    /// The id of the request, for monitors (`nil` when the session has none: making an id reads
+    /// the system's random source).
+    let requestID: UUID?
+}
+
+/// A task that may share an identical request's exchange instead of sending its own (see the
+/// coalescing layer): what the engine tells monitors about its start.
+protocol SharingTransportTask: TransportTask {
+    /// `true` when the task joined an exchange another request sends: resuming it sends nothing.
+    var follows: Bool { get }
+    /// The id of the request that sends the shared exchange, if known.
+    var leaderID: UUID? { get }
+}

@@ -16,14 +16,7 @@ import Foundation
 /// chained after the request finished. The async accessors (``data()``, ``string(encoding:)``,
 /// ``decode(_:atKeyPath:decoder:)``) never go through the main actor, and cancelling the Swift
 /// `Task` that awaits them cancels the request.
-public final class DataRequest: DataResponding {
-    /// The engine that runs the request.
-    public let core: RequestCore
-
-    init(core: RequestCore) {
-        self.core = core
-    }
-}
+public final class DataRequest: Request, DataResponding {}
 
 // MARK: - Completion handlers
 

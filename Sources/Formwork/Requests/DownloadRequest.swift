@@ -14,13 +14,11 @@ import Foundation
 /// After a failure that left received bytes on disk, ``resumeData`` lets a later request (even
 /// after an app restart) fetch only the rest; ``cancel(producingResumeData:)`` keeps them on purpose.
 public final class DownloadRequest: Request {
-    /// The engine that runs the request.
-    public let core: RequestCore
     let file: DownloadFile
 
     init(core: RequestCore, file: DownloadFile) {
-        self.core = core
         self.file = file
+        super.init(core: core)
     }
 
     /// Where the finished file goes.

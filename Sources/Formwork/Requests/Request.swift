@@ -2,11 +2,17 @@ import Foundation
 
 /// What every request type shares: identity, state, cancellation, validation and the hooks.
 ///
-/// ``DataRequest`` (and the upload and download requests) conform; the hooks and handlers
-/// defined on `Request` work the same on each.
-public protocol Request: AnyObject, Sendable {
-    /// The engine that runs the request (opaque outside Formwork).
-    var core: RequestCore { get }
+/// ``DataRequest``, ``UploadRequest``, ``DownloadRequest`` and ``StreamRequest`` are kinds of
+/// `Request`; the hooks and handlers defined on `Request` work the same on each. Formwork makes
+/// requests (see ``Requestable``); apps do not subclass it.
+// @unchecked: every stored property (here and in the subclasses) is a `let` of a Sendable type.
+public class Request: @unchecked Sendable {
+    /// The engine that runs the request.
+    let core: RequestCore
+
+    init(core: RequestCore) {
+        self.core = core
+    }
 }
 
 extension Request {

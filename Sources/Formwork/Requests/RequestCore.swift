@@ -9,10 +9,7 @@ import Foundation
 /// performs the actions it returns, outside the lock. The values of an attempt (its request,
 /// task, response, body, byte counts and progress) live in the machine's state
 /// (`RequestAttempt`), never beside it: a new attempt starts empty by construction.
-///
-/// Opaque outside Formwork: it is public only so that ``Request`` can give every request type
-/// the same hooks.
-public final class RequestCore: Sendable {
+final class RequestCore: Sendable {
     /// One link of the handler chain: runs once per attempt with that attempt's outcome.
     typealias Link = @Sendable (RequestOutcome) async -> Void
     /// Prepares what an attempt sends. Throws ``NetworkError`` (untyped in the function type:

@@ -4,11 +4,4 @@ import Foundation
 /// back in memory like a ``DataRequest``'s (`responseDecodable`, `decode`, ...).
 ///
 /// `.progress(_:)` on an upload reports bytes **sent**.
-public final class UploadRequest: DataResponding {
-    /// The engine that runs the request.
-    public let core: RequestCore
-
-    init(core: RequestCore) {
-        self.core = core
-    }
-}
+public final class UploadRequest: Request, DataResponding {}

@@ -28,16 +28,14 @@ import Foundation
 /// keep-alives). A total deadline (the session's ``Session/Configuration/deadline`` or
 /// ``Request/deadline(_:)``) ends the whole stream, reconnections included.
 public final class StreamRequest: Request {
-    /// The engine that runs the request.
-    public let core: RequestCore
     let sink: StreamSink
 
     /// The default ``bufferLimit``: 4 MiB.
     public static let defaultBufferLimit = 4 << 20
 
     init(core: RequestCore, sink: StreamSink) {
-        self.core = core
         self.sink = sink
+        super.init(core: core)
     }
 
     /// The most bytes held for the reader: items it has not taken yet plus the event or line

@@ -9,6 +9,9 @@ extension Request {
     /// `end()` run once, around the cached value, so the mask shows only while nothing is on
     /// screen.
     ///
+    /// On a ``StreamRequest``, loading ends at the stream's first item (event, line or chunk) or
+    /// at its end without one; reconnections of an event stream do not show it again.
+    ///
     /// ```swift
     /// request(WeatherForm()).load(LoadType.default(container: screen))   // a mask on the screen
     /// request(SubmitForm()).load(button)                                 // a spinner, disabled
@@ -19,6 +22,10 @@ extension Request {
     @MainActor
     @discardableResult
     public func load(_ loadable: some Loadable = LoadType.none) -> Self {
+        if let stream = self as? StreamRequest {
+            stream.loadUntilFirstItem(loadable)
+            return self
+        }
         let begin: @MainActor @Sendable () -> Void = { loadable.begin() }
         let end: @MainActor @Sendable () -> Void = { loadable.end() }
         begin()

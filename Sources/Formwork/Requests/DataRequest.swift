@@ -16,7 +16,7 @@ import Foundation
 /// chained after the request finished. The async accessors (``data()``, ``string(encoding:)``,
 /// ``decode(_:atKeyPath:decoder:)``) never go through the main actor, and cancelling the Swift
 /// `Task` that awaits them cancels the request.
-public final class DataRequest: Request, DataResponding {}
+public final class DataRequest: Request, DataResponding, @unchecked Sendable {}  // adds no stored property
 
 // MARK: - Completion handlers
 

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// After a failure that left received bytes on disk, ``resumeData`` lets a later request (even
 /// after an app restart) fetch only the rest; ``cancel(producingResumeData:)`` keeps them on purpose.
-public final class DownloadRequest: Request {
+public final class DownloadRequest: Request, @unchecked Sendable {  // adds a Sendable `let`
     let file: DownloadFile
 
     init(core: RequestCore, file: DownloadFile) {

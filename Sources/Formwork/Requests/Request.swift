@@ -5,8 +5,7 @@ import Foundation
 /// ``DataRequest``, ``UploadRequest``, ``DownloadRequest`` and ``StreamRequest`` are kinds of
 /// `Request`; the hooks and handlers defined on `Request` work the same on each. Formwork makes
 /// requests (see ``Requestable``); apps do not subclass it.
-// @unchecked: every stored property (here and in the subclasses) is a `let` of a Sendable type.
-public class Request: @unchecked Sendable {
+public class Request: @unchecked Sendable {  // every stored property, here and below, is a Sendable `let`
     /// The engine that runs the request.
     let core: RequestCore
 

@@ -4,4 +4,4 @@ import Foundation
 /// back in memory like a ``DataRequest``'s (`responseDecodable`, `decode`, ...).
 ///
 /// `.progress(_:)` on an upload reports bytes **sent**.
-public final class UploadRequest: Request, DataResponding {}
+public final class UploadRequest: Request, DataResponding, @unchecked Sendable {}  // adds no stored property

@@ -27,7 +27,7 @@ import Foundation
 /// silent for longer counts as a dropped connection (an event stream reconnects; send comments as
 /// keep-alives). A total deadline (the session's ``Session/Configuration/deadline`` or
 /// ``Request/deadline(_:)``) ends the whole stream, reconnections included.
-public final class StreamRequest: Request {
+public final class StreamRequest: Request, @unchecked Sendable {  // adds a Sendable `let`
     let sink: StreamSink
 
     /// The default ``bufferLimit``: 4 MiB.

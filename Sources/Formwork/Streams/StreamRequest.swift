@@ -21,7 +21,7 @@ import Foundation
 /// (``StreamBufferPolicy/slowDown``); it can also keep only the newest items or fail.
 ///
 /// The request is a ``Request``: `validate`, `adapt`, `retry`, `warn` and `reload` chain as usual,
-/// and ``load(_:)-(Loadable)`` shows loading until the first item arrives.
+/// and ``Request/load(_:)`` shows loading until the first item arrives.
 ///
 /// **Timeouts.** The form's (or session's) idle `timeout` applies to each connection: a server
 /// silent for longer counts as a dropped connection (an event stream reconnects; send comments as

@@ -167,19 +167,31 @@ extension RequestCore {
 
     func taskDidComplete(error: (any Error)?, attempt: Int) {
         let error = settleWithCache(error, attempt: attempt)
-        typealias Snapshot = (RequestAttempt, ValidationRules)
+        /// The attempt's values, copied under the lock (the attempt itself is only touched there).
+        struct Snapshot {
+            let request: URLRequest
+            let response: ResponseHead?
+            let data: Data
+            let wroteToSink: Bool
+            let settled: NetworkError?
+            let refreshesAfterAnswer: Bool
+            let rules: ValidationRules
+        }
         let snapshot = state.withLock { state -> Snapshot? in
             guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest else {
                 return nil
             }
-            return (values, state.validation)
+            return Snapshot(
+                request: values.prepared.urlRequest, response: values.response, data: values.body,
+                wroteToSink: values.writesToSink, settled: values.settledFailure ?? values.sinkFailure,
+                refreshesAfterAnswer: values.prepared.cache?.refreshesAfterAnswer == true, rules: state.validation)
         }
-        guard let (values, rules) = snapshot else { return }
-        let (request, response, data, wroteToSink) = (
-            values.prepared.urlRequest, values.response, values.body, values.writesToSink
+        guard let snapshot else { return }
+        let (request, response, data, wroteToSink, rules) = (
+            snapshot.request, snapshot.response, snapshot.data, snapshot.wroteToSink, snapshot.rules
         )
         let failure: NetworkError?
-        if let settled = values.settledFailure ?? values.sinkFailure {
+        if let settled = snapshot.settled {
             failure = settled
         } else if let error = error as? NetworkError {
             failure = error  // a transport's own, e.g. a body stream the form could not make
@@ -207,7 +219,7 @@ extension RequestCore {
                 updateProgress(final, attempt: attempt)
             }
             perform(state.withLock { $0.event { $0.completed(attempt: attempt, failure: nil) } })
-            if values.prepared.cache?.refreshesAfterAnswer == true { refreshInBackground(after: attempt) }
+            if snapshot.refreshesAfterAnswer { refreshInBackground(after: attempt) }
             return
         }
         if !failure.isCancelled, dropsFailedCachedAnswer(attempt: attempt) {

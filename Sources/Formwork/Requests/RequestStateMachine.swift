@@ -192,52 +192,23 @@ struct RequestStateMachine: Sendable {
         }
     }
 
-    /// Changes the values of ``latest`` (nothing when there is none).
+    /// Changes the values of ``latest`` in place (nothing when there is none).
     /// - Returns: What `change` returns, or nil when there is no attempt.
     @discardableResult
-    mutating func updateLatest<Result>(_ change: (inout RequestAttempt) -> Result) -> Result? {
-        // The state lets go of the values while they change, so that a body being appended to is
-        // not copied (copy-on-write) for every chunk.
-        switch state {
-        case .initialized, .adapting(_, nil), .finished(nil), .cancelled(nil):
-            return nil
-        case .adapting(let attempt, var values?):
-            state = .initialized
-            defer { state = .adapting(attempt: attempt, previous: values) }
-            return change(&values)
-        case .running(var values):
-            state = .initialized
-            defer { state = .running(values) }
-            return change(&values)
-        case .askingRetriers(var values):
-            state = .initialized
-            defer { state = .askingRetriers(values) }
-            return change(&values)
-        case .waitingToRetry(var values):
-            state = .initialized
-            defer { state = .waitingToRetry(values) }
-            return change(&values)
-        case .finished(var values?):
-            state = .initialized
-            defer { state = .finished(last: values) }
-            return change(&values)
-        case .cancelled(var values?):
-            state = .initialized
-            defer { state = .cancelled(last: values) }
-            return change(&values)
-        }
+    func updateLatest<Result>(_ change: (RequestAttempt) -> Result) -> Result? {
+        latest.map(change)
     }
 
     /// Changes the values of `attempt` while it runs (nothing for a stale or ended attempt).
     /// - Returns: What `change` returns, or nil when `attempt` is not running.
     @discardableResult
-    mutating func updateRunning<Result>(attempt: Int, _ change: (inout RequestAttempt) -> Result) -> Result? {
-        guard isRunning(attempt: attempt) else { return nil }
-        return updateLatest(change)
+    func updateRunning<Result>(attempt: Int, _ change: (RequestAttempt) -> Result) -> Result? {
+        guard case .running(let values) = state, values.number == attempt else { return nil }
+        return change(values)
     }
 
     /// Takes the task of ``latest`` away from the state, for the owner to release it.
-    mutating func takeTask() -> (any TransportTask)? {
+    func takeTask() -> (any TransportTask)? {
         updateLatest { values in
             defer { values.task = nil }
             return values.task

@@ -184,7 +184,8 @@ extension RequestCore {
             return Snapshot(
                 request: values.prepared.urlRequest, response: values.response, data: values.body,
                 wroteToSink: values.writesToSink, settled: values.settledFailure ?? values.sinkFailure,
-                refreshesAfterAnswer: values.prepared.cache?.refreshesAfterAnswer == true, rules: state.validation)
+                refreshesAfterAnswer: values.prepared.cache?.refreshesAfterAnswer == true,
+                rules: state.validation)
         }
         guard let snapshot else { return }
         let (request, response, data, wroteToSink, rules) = (

@@ -155,9 +155,97 @@ struct CrossFeatureTests {
         let counted = try await client.request(hitsForm, session: plain).decode(HeldHits.self)
         #expect(counted.hits == 1)
     }
+
+    @Test("Retry × stale-if-error: a 500 answered with the stale stored response is not retried")
+    func staleIfErrorIsNotRetried() async throws {
+        let id = "cross-\(UUID().uuidString)"
+        let url = try await resource(id, "&cc=max-age=10,stale-if-error=600&age=20")
+        let session = Session { $0.cache = HTTPCache() }
+        let stored = await client.request(CachedForm(url: url), session: session).core.outcome()
+        #expect(stored.error == nil)
+        try await switchResource(id, failing: 500)
+        let asked = Protected(0)
+        let retrier = Retrier { _ in
+            asked.withLock { $0 += 1 }
+            return .retry(after: 0)
+        }
+        let outcome = await client.request(CachedForm(url: url), session: session).retry(retrier).core
+            .outcome()
+        #expect(outcome.error == nil)
+        #expect(outcome.cache.source == .cache && outcome.cache.isStale)
+        #expect(outcome.data == stored.data)
+        #expect(asked.withLock { $0 } == 0, "Nothing failed: the retriers are not asked")
+        #expect(try await hits(id) == 2)
+    }
+
+    @Test("Cancel while adapting × coalescing: the request ends cancelled and nothing reaches the server")
+    func cancelWhileAdapting() async throws {
+        let key = "cross-\(UUID().uuidString)"
+        let form = CachedForm(url: try await DemoServer.url("/coalesce/held?key=\(key)"))
+        let adapting = EventCounter()
+        let gate = Gate()
+        let request = client.request(form, session: .default)
+            .adapt(
+                Adapter { request in
+                    await MainActor.run { adapting.increment() }
+                    await gate.wait()
+                    return request
+                })
+        let outcome = Task { await request.core.outcome() }
+        request.resume()
+        await adapting.wait(for: 1)
+        request.cancel()
+        await gate.open()
+        let ended = await outcome.value
+        #expect(ended.error?.isCancelled == true)
+        #expect(ended.request == nil, "Nothing was sent")
+        let hitsForm = CachedForm(
+            url: try await DemoServer.url("/coalesce/hits?key=\(key)&atLeast=1&wait=1"),
+            cachePolicy: .reloadIgnoringCache)
+        #expect(try await client.request(hitsForm, session: plain).decode(HeldHits.self).hits == 0)
+    }
+
+    @Test("Cancel after the end: the outcome stays, and no handler runs again")
+    func cancelAfterTheEnd() async throws {
+        let first = EventCounter()
+        let later = EventCounter()
+        let request = client.request(CachedForm(url: try await DemoServer.url("/json/array")), session: plain)
+            .response { _ in first.increment() }
+        await first.wait(for: 1)
+        request.cancel()
+        let outcome = await request.core.outcome()
+        #expect(outcome.error == nil)
+        #expect(!request.isCancelled)
+        // A handler chained now runs once, with the same outcome; handlers run in the order
+        // chained, so a second run of the first one would come before it.
+        request.response { response in
+            #expect(response.error == nil)
+            later.increment()
+        }
+        await later.wait(for: 1)
+        let firstRuns = await MainActor.run { first.value }
+        #expect(firstRuns == 1)
+    }
 }
 
 /// What `/coalesce/hits` answers.
 private struct HeldHits: Decodable, Sendable {
     let hits: Int
+}
+
+/// A gate an adapter waits at until the test opens it.
+private actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        guard !isOpen else { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
 }

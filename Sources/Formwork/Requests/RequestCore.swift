@@ -297,41 +297,34 @@ final class RequestCore: Sendable {
             perform(state.withLock { $0.event { $0.retryNotNeeded(attempt: attempt) } }, reported: failure)
             return
         }
-        typealias Retry = (RequestStateMachine.Action, (any TransportTask)?, PreparedRequest?, Int)
-        let (action, task, prepared, retries) = state.withLock { state -> Retry in
-            let action = state.event { $0.retryDecided(attempt: attempt, delay: delay) }
-            guard case .scheduleRetry = action else { return (action, nil, nil, state.machine.retryCount) }
-            return (
-                action, state.machine.takeTask(), state.machine.latest?.prepared, state.machine.retryCount
-            )
+        let (action, retries) = state.withLock { state in
+            (state.event { $0.retryDecided(attempt: attempt, delay: delay) }, state.machine.retryCount)
         }
-        guard case .scheduleRetry(let wait, _) = action else { return }
-        for monitor in session.configuration.eventMonitors {
-            monitor.requestWillRetry(id, after: failure, delay: delay, retryCount: retries)
+        if case .scheduleRetry = action {
+            for monitor in session.configuration.eventMonitors {
+                monitor.requestWillRetry(id, after: failure, delay: delay, retryCount: retries)
+            }
         }
-        await waitAndRunNextAttempt(wait: wait, after: attempt, task: task, prepared: prepared)
+        perform(action)
     }
 
     /// Opens a new connection for `attempt`'s sink after `delay` seconds (see
     /// ``RequestStateMachine/reconnectDecided(attempt:delay:)``).
     private func reconnect(after delay: TimeInterval, attempt: Int) {
-        typealias Reconnect = (RequestStateMachine.Action, (any TransportTask)?, PreparedRequest?)
-        let (action, task, prepared) = state.withLock { state -> Reconnect in
-            let action = state.event { $0.reconnectDecided(attempt: attempt, delay: delay) }
-            guard case .scheduleRetry = action else { return (action, nil, nil) }
-            return (action, state.machine.takeTask(), state.machine.latest?.prepared)
-        }
-        guard case .scheduleRetry(let wait, _) = action else { return }
-        Task { await self.waitAndRunNextAttempt(wait: wait, after: attempt, task: task, prepared: prepared) }
+        perform(state.withLock { $0.event { $0.reconnectDecided(attempt: attempt, delay: delay) } })
     }
 
-    /// Performs a `scheduleRetry` of the machine: gives up the failed attempt's task, waits
-    /// (cancellable by the request's end), then runs the next attempt if the machine says so.
-    func waitAndRunNextAttempt(
-        wait: Double, after attempt: Int, task: (any TransportTask)?, prepared: PreparedRequest?
-    ) async {
+    /// Performs a `scheduleRetry` of the machine: gives up the failed attempt's task and its
+    /// temporary files, then waits (cancellable by the request's end) and runs the next attempt
+    /// if the machine says so.
+    private func scheduleNextAttempt(after wait: Double, attempt: Int) {
+        let (task, prepared) = state.withLock { ($0.machine.takeTask(), $0.machine.latest?.prepared) }
         if let task { releaseTask(task, cancelling: false) }
         prepared?.removeTemporaryFiles()
+        Task { await self.waitAndRunNextAttempt(wait: wait, after: attempt) }
+    }
+
+    private func waitAndRunNextAttempt(wait: Double, after attempt: Int) async {
         if wait > 0 {
             // A task of its own so that the request's end can cancel the wait (see `recordOutcome`).
             let sleeper = Task<Void, Never> { await sleep(seconds: wait) }
@@ -423,9 +416,11 @@ final class RequestCore: Sendable {
         case .none, .ignore, .record:
             // Nothing to do: the event was stale, or its data is recorded in the machine's state.
             return
-        case .scheduleRetry, .runHandler:
-            // Taken where the event happens (`askRetriers`, the drain).
+        case .runHandler:
+            // Taken by the one drain of handlers, which runs each handler and reports its end.
             return
+        case .scheduleRetry(let wait, let attempt):
+            scheduleNextAttempt(after: wait, attempt: attempt)
         case .discardRequest:
             built?.removeTemporaryFiles()  // a multipart body built in a file for a stale attempt
         case .createAndResumeTask(let attempt):

@@ -326,9 +326,16 @@ final class RequestCore: Sendable {
 
     private func waitAndRunNextAttempt(wait: Double, after attempt: Int) async {
         if wait > 0 {
-            // A task of its own so that the request's end can cancel the wait (see `recordOutcome`).
+            // A task of its own so that the request's end can cancel the wait (see `recordOutcome`),
+            // kept only while the machine still waits: a request that ended before the wait began
+            // must not sleep on holding the request.
             let sleeper = Task<Void, Never> { await sleep(seconds: wait) }
-            state.withLock { $0.retryWait = sleeper }
+            let waits = state.withLock { state -> Bool in
+                guard state.machine.position == .waitingToRetry(attempt: attempt) else { return false }
+                state.retryWait = sleeper
+                return true
+            }
+            if !waits { sleeper.cancel() }
             await sleeper.value
         }
         let next = state.withLock { state in

@@ -93,7 +93,9 @@ struct RequestLifetimeTests {
             let request = client.request(form, session: session(coalescing: coalescing))
             core = request.core
             let waiting = Task { try await request.data() }
-            while request.core.task == nil { await Task.yield() }
+            // Bounded, and sleeping between looks: a loop of `Task.yield()` kept the request's own
+            // jobs from running under TSan (both cooperative threads spun, the test hung).
+            await eventually("the request's task exists") { request.core.task != nil }
             request.cancel()
             let result = await waiting.result
             #expect(throws: NetworkError.self) { try result.get() }

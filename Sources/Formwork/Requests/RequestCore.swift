@@ -416,6 +416,7 @@ final class RequestCore: Sendable {
     ///   - action: The machine's answer to the event just fed to it.
     ///   - reported: The failure the event carried (nil for a success), for an action that ends
     ///     the request with it or asks the retriers about it.
+    ///   - built: The request just built, for an action that discards it (it went stale).
     func perform(
         _ action: RequestStateMachine.Action, reported: NetworkError? = nil, built: PreparedRequest? = nil
     ) {

@@ -226,6 +226,38 @@ struct CrossFeatureTests {
         let firstRuns = await MainActor.run { first.value }
         #expect(firstRuns == 1)
     }
+
+    @Test(
+        "Auth refresh × coalescing: identical requests that share a 401 refresh once, and every one succeeds")
+    func authRefreshWhileCoalesced() async throws {
+        let base = try await DemoServer.baseURL()
+        let realm = "x\(UUID().uuidString.prefix(8))"
+        let auth = AuthenticationInterceptor(
+            authenticator: DemoAuthenticator(base: base, realm: realm),
+            credential: Token(value: "\(realm)-stale"))
+        let session = Session {
+            $0.adapters = [auth]
+            $0.retrier = auth
+        }
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    let form = TestForm(url: base + "/auth/protected", parameters: ["realm": realm])
+                    return try await Client().request(form, session: session)
+                        .decode(AuthenticationTests.Protected.self).token
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(tokens == Array(repeating: "\(realm)-1", count: 20))
+        #expect(await auth.refreshCount == 1)
+        let stats = try await Client().request(
+            TestForm(url: base + "/auth/stats", parameters: ["realm": realm])
+        )
+        .decode(AuthenticationTests.Stats.self)
+        #expect(stats.refreshes == 1)
+        #expect(stats.accepted >= 1 && stats.accepted <= 20)
+    }
 }
 
 /// What `/coalesce/hits` answers.

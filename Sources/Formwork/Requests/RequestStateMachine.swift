@@ -1,5 +1,7 @@
-/// Every rule of one request, as a pure value: attempts, retries, retry waits, deadlines,
-/// cancellation, reloads and the ordered, exactly-once delivery to handlers.
+/// Every rule of one request, as a value: attempts, retries, retry waits, deadlines,
+/// cancellation, reloads and the ordered, exactly-once delivery to handlers. Its states carry the
+/// values of their attempt (``RequestAttempt``, one object per attempt, changed in place by the
+/// owner's events under the owner's lock), so leaving an attempt drops them.
 ///
 /// Each event is a `mutating func` that returns the ``Action`` its owner must perform. The owner
 /// (``RequestCore``) keeps the machine in its one locked state, feeds it events (time included:

@@ -14,13 +14,9 @@ extension RequestCore {
     /// hold, see ``CacheAnswer``), and otherwise sent as it is; a `Range` is answered from a
     /// stored complete response with a `206`; with `only-if-cached`, a request that would reach
     /// the server gets the cache's `504` instead.
-    func lookUpInCache(_ prepared: inout PreparedRequest, attempt: Int) async {
-        _ = await answeredFromCache(&prepared, attempt: attempt)
-    }
-
-    /// The lookup of ``lookUpInCache(_:attempt:)``.
     /// - Returns: `true` when the cache answers the attempt (see ``answer(_:with:now:)``).
-    private func answeredFromCache(_ prepared: inout PreparedRequest, attempt: Int) async -> Bool {
+    @discardableResult
+    func answeredFromCache(_ prepared: inout PreparedRequest, attempt: Int) async -> Bool {
         guard let cache = session.configuration.cache, let url = prepared.urlRequest.url?.absoluteString
         else {
             return false

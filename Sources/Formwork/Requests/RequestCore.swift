@@ -204,7 +204,7 @@ final class RequestCore: Sendable {
         }
         // The cache may answer the attempt itself: its task is then the cache's (see
         // `startTask(of:)`).
-        await lookUpInCache(&prepared, attempt: attempt)
+        await answeredFromCache(&prepared, attempt: attempt)
         perform(
             state.withLock { $0.event { $0.adapted(attempt: attempt, prepared: prepared) } }, built: prepared)
     }

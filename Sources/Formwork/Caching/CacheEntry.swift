@@ -25,18 +25,6 @@ struct CacheEntry: Sendable, Equatable {
     var cost: Int {
         body.count + url.utf8.count + headers.reduce(64) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
     }
-
-    /// The stored response as URLSession would have delivered it, with an `Age` field giving its
-    /// current age (RFC 9111 §5.1: a cache adds one when it serves a stored response).
-    /// - Parameter age: The current age in seconds.
-    /// - Returns: The response, or `nil` if the stored URL is not a URL (a corrupt entry).
-    func httpResponse(age: TimeInterval?) -> HTTPURLResponse? {
-        guard let url = URL(string: url) else { return nil }
-        var fields = headers
-        if let age { fields["Age"] = String(Int(max(0, age).rounded(.down))) }
-        return HTTPURLResponse(
-            url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields.dictionary)
-    }
 }
 
 extension HTTPHeaders {

@@ -5,7 +5,9 @@ import Foundation
 /// identical-request-safe GET and HEAD requests) joins an identical one in flight, or starts one
 /// that identical requests made meanwhile join. Every caller gets a task of its own
 /// (``SharedExchangeTask``); the shared exchange is cancelled when the last caller's task is.
-/// Any other exchange goes to the transport as it is.
+/// Any other exchange goes to the transport as it is. The layer is the one that knows whether an
+/// exchange is sent or joined, so it tells the request's `reportStart` (the event monitors) which,
+/// when the caller resumes its task.
 struct CoalescingTransport: Transport {
     /// The transport under the layer.
     let base: any Transport
@@ -16,9 +18,12 @@ struct CoalescingTransport: Transport {
         guard let sharing = request.sharing,
             let key = CoalescingKey(request.urlRequest, formCachePolicy: sharing.formCachePolicy)
         else {
-            return base.makeTask(for: request, events: events)
+            let task = base.makeTask(for: request, events: events)
+            guard let report = request.reportStart else { return task }
+            return StartReportingTask(task, sending: request.urlRequest, report: report)
         }
-        let task = SharedExchangeTask(events: events)
+        let task = SharedExchangeTask(
+            events: events, sending: request.urlRequest, report: request.reportStart)
         let entry = coalescer.enter(
             key, as: task, leaderID: sharing.requestID, deliversAtCompletion: !request.isObserved
         ) { flight in
@@ -38,14 +43,23 @@ struct CoalescingTransport: Transport {
 /// the caller that started the exchange resumes it; a caller that joined one sends nothing.
 /// Cancelling it only stops its own events, unless it is the last caller: the exchange is then
 /// cancelled too.
-final class SharedExchangeTask: SharingTransportTask {
+final class SharedExchangeTask: TransportTask {
     /// The caller's events.
     let events: any TransportEvents
     /// The shared exchange, and whether this caller leads it; set once, right after it is made.
     private let entry = Protected<Coalescer.Entry?>(nil)
+    /// What the caller's request sends (or would, had it not joined another's exchange).
+    private let sending: URLRequest
+    /// Told whether the caller sends or joins, when it resumes (see ``TransportRequest``).
+    private let report: (@Sendable (_ sent: URLRequest, _ sharingWith: UUID?) -> Void)?
 
-    init(events: any TransportEvents) {
+    init(
+        events: any TransportEvents, sending: URLRequest,
+        report: (@Sendable (_ sent: URLRequest, _ sharingWith: UUID?) -> Void)?
+    ) {
         self.events = events
+        self.sending = sending
+        self.report = report
     }
 
     /// Sets the exchange this task shares (before anything can resume or cancel it).
@@ -61,16 +75,18 @@ final class SharedExchangeTask: SharingTransportTask {
         }
     }
 
-    var follows: Bool {
-        if case .follow = entry.withLock({ $0 }) { return true }
-        return false
-    }
-
-    var leaderID: UUID? { flight?.leaderID }
-
+    /// Starts the exchange when this caller leads it; a caller that joined one sends nothing
+    /// (the exchange is resumed by its leader, or already was).
     func resume() {
-        guard case .lead(let flight) = entry.withLock({ $0 }) else { return }
-        flight.task.resume()
+        switch entry.withLock({ $0 }) {
+        case .lead(let flight):
+            report?(sending, nil)
+            flight.task.resume()
+        case .follow(let flight):
+            if let report, let leaderID = flight.leaderID { report(sending, leaderID) }
+        case nil:
+            break
+        }
     }
 
     func cancel() {

@@ -28,7 +28,7 @@ struct PreparedRequest: Sendable {
     /// (``RequestFormable/coalescesRequests``); the session and the rules of ``CoalescingKey`` decide.
     var coalesces = false
     /// What the HTTP cache knows about this attempt (`nil` until it looked; see `RequestCore+Cache.swift`).
-    var cache: CacheContext?
+    var cache: CacheUse?
     /// The form's own redirect policy (``Formable/redirectPolicy``); nil: the session's.
     var redirectPolicy: RedirectPolicy?
 

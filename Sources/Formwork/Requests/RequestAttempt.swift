@@ -20,6 +20,8 @@ final class RequestAttempt: @unchecked Sendable {  // only touched under its req
     var task: (any TransportTask)?
     /// The response head, once it arrived.
     var response: ResponseHead?
+    /// Where the response came from (the HTTP cache layer marks its answers).
+    var delivery = CacheDelivery.network
     /// The body received in memory (everything, or an error body the sink declined).
     var body = Data()
     /// `true` while the body goes to the sink rather than to ``body``.

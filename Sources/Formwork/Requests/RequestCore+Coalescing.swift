@@ -4,9 +4,9 @@ import Foundation
     import FoundationNetworking
 #endif
 
-// Coalescing (issue 14 §2) is a layer around the transport (`CoalescingTransport`): the engine
-// only says which attempts may share an identical request's exchange and asks the session's
-// layered transport for a task, as for any other attempt. Each request keeps its own state
+// The features around the transport are layers (`CachingTransport`, `CoalescingTransport`): the
+// engine only says how the cache may use an attempt and which attempts may share an identical
+// request's exchange, and asks the session's layered transport for a task, as for any other attempt. Each request keeps its own state
 // machine, hooks, validation, decoding, retries and cancellation, and its own task.
 extension RequestCore {
     /// Makes the task of `attempt` through the session's layers (an attempt that may share an
@@ -23,8 +23,23 @@ extension RequestCore {
         _ prepared: PreparedRequest, attempt: Int, atCompletion: Bool, state: inout State
     ) -> any TransportTask {
         var request = prepared.transportRequest(isObserved: !atCompletion, pacing: sink?.pacing ?? .never)
+        request.cacheUse = prepared.cache
+        let monitors = session.configuration.eventMonitors
+        if !monitors.isEmpty {
+            // The layers know what is sent, and whether it joins an identical request's exchange.
+            let id = state.id ?? UUID()
+            state.id = id
+            request.reportStart = { sent, leaderID in
+                guard let leaderID else {
+                    for monitor in monitors { monitor.requestDidStart(id, request: sent, attempt: attempt) }
+                    return
+                }
+                for monitor in monitors {
+                    monitor.requestDidCoalesce(id, request: sent, attempt: attempt, sharingWith: leaderID)
+                }
+            }
+        }
         if mayShare(prepared) {
-            if state.id == nil, !session.configuration.eventMonitors.isEmpty { state.id = UUID() }
             request.sharing = ExchangeSharing(formCachePolicy: prepared.cache?.policy, requestID: state.id)
         }
         return session.layeredTransport.makeTask(
@@ -39,23 +54,6 @@ extension RequestCore {
             case .inRequest = prepared.body
         else { return false }
         return true
-    }
-
-    /// Starts the attempt's task: a task that sends its exchange tells monitors it starts and is
-    /// resumed; one that joined another request's exchange tells them it shares it (that exchange
-    /// is already resumed or about to be).
-    func begin(_ task: any TransportTask, request: URLRequest, attempt: Int) {
-        let monitors = session.configuration.eventMonitors
-        if let shared = task as? any SharingTransportTask, shared.follows {
-            guard !monitors.isEmpty, let leaderID = shared.leaderID else { return }
-            let id = self.id
-            for monitor in monitors {
-                monitor.requestDidCoalesce(id, request: request, attempt: attempt, sharingWith: leaderID)
-            }
-            return
-        }
-        for monitor in monitors { monitor.requestDidStart(id, request: request, attempt: attempt) }
-        task.resume()
     }
 
     /// Lets go of `task` (the attempt ended, or will be retried), cancelling it if `cancelling`.

@@ -20,9 +20,11 @@ final class AttemptEvents: TransportEvents {
     }
 
     func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
+        let delivery = head.cacheDelivery ?? .network
         let head = ResponseHead(head)
         return core.taskDidReceive(
-            head: head, expectedContentLength: head.expectedContentLength, attempt: attempt)
+            head: head, expectedContentLength: head.expectedContentLength, delivery: delivery,
+            attempt: attempt)
     }
 
     func receiveBody(_ body: Data) {
@@ -57,13 +59,18 @@ extension RequestCore {
     }
 
     /// The response head arrived: `head` is nil for a response that is not HTTP.
-    /// `expectedContentLength` is read only for a download's progress.
+    /// `expectedContentLength` is read only for a download's progress; `delivery` says where the
+    /// response came from (the network, or the cache layer).
     func taskDidReceive(
-        head: ResponseHead?, expectedContentLength: @autoclosure () -> Int64, attempt: Int
+        head: ResponseHead?, expectedContentLength: @autoclosure () -> Int64,
+        delivery: CacheDelivery = .network, attempt: Int
     ) -> Bool {
         let current = state.withLock { state -> Bool in
             guard state.machine.responseReceived(attempt: attempt) == .record else { return false }
-            state.machine.updateRunning(attempt: attempt) { $0.response = head }
+            state.machine.updateRunning(attempt: attempt) { values in
+                values.response = head
+                values.delivery = delivery
+            }
             return true
         }
         guard current else { return false }
@@ -166,7 +173,6 @@ extension RequestCore {
     }
 
     func taskDidComplete(error: (any Error)?, attempt: Int) {
-        let error = settleWithCache(error, attempt: attempt)
         /// The attempt's values, copied under the lock (the attempt itself is only touched there).
         struct Snapshot {
             let request: URLRequest
@@ -184,7 +190,7 @@ extension RequestCore {
             return Snapshot(
                 request: values.prepared.urlRequest, response: values.response, data: values.body,
                 wroteToSink: values.writesToSink, settled: values.settledFailure ?? values.sinkFailure,
-                refreshesAfterAnswer: values.prepared.cache?.refreshesAfterAnswer == true,
+                refreshesAfterAnswer: Self.isCacheThenNetworkAnswer(values),
                 rules: state.validation)
         }
         guard let snapshot else { return }

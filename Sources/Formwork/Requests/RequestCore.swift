@@ -202,41 +202,33 @@ final class RequestCore: Sendable {
             perform(state.withLock { $0.event { $0.adaptFailed(attempt: attempt) } }, reported: error)
             return
         }
-        // The cache may answer the attempt itself: its task is then the cache's (see
-        // `startTask(of:)`).
-        await answeredFromCache(&prepared, attempt: attempt)
+        let asksServer = asksServer(prepared.cache, attempt: attempt)
+        prepared.cache?.asksServer = asksServer
         perform(
             state.withLock { $0.event { $0.adapted(attempt: attempt, prepared: prepared) } }, built: prepared)
     }
 
     /// Makes the task of `attempt` (or joins an identical request's), in the locked step that
     /// finds the attempt running without one, so that a cancel that follows always finds it; then
-    /// starts it outside the lock. An attempt the cache answers gets the cache's task; every
-    /// other gets the transport's, watched for its idle timeout when the transport does not
-    /// enforce it.
+    /// starts it outside the lock. The task comes from the session's layers (cache, coalescing,
+    /// transport), watched for its idle timeout when the transport does not enforce it.
     private func startTask(of attempt: Int) {
-        typealias Made = (any TransportTask, URLRequest, TimeInterval?)
+        typealias Made = (any TransportTask, TimeInterval?)
         let made = state.withLock { state -> Made? in
             guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest,
                 values.task == nil
             else { return nil }
             let prepared = values.prepared
-            let task: any TransportTask
-            var idleTimeout: TimeInterval?
-            if let context = prepared.cache, context.answered {
-                task = cacheAnswerTask(context, attempt: attempt)
-            } else {
-                idleTimeout = IdleTimeout.watched(
-                    prepared.urlRequest.timeoutInterval, enforcedBy: session.transport)
-                let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
-                task = makeTask(prepared, attempt: attempt, atCompletion: atCompletion, state: &state)
-            }
+            let idleTimeout = IdleTimeout.watched(
+                prepared.urlRequest.timeoutInterval, enforcedBy: session.transport)
+            let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
+            let task = makeTask(prepared, attempt: attempt, atCompletion: atCompletion, state: &state)
             state.machine.updateRunning(attempt: attempt) { $0.task = task }
-            return (task, prepared.urlRequest, idleTimeout)
+            return (task, idleTimeout)
         }
-        guard let (task, request, idleTimeout) = made else { return }
+        guard let (task, idleTimeout) = made else { return }
         if let idleTimeout { watchIdleTimeout(idleTimeout, task: task, attempt: attempt) }
-        begin(task, request: request, attempt: attempt)
+        task.resume()
     }
 
     /// Whether this attempt's exchange may report its response only at its end (see
@@ -520,7 +512,7 @@ final class RequestCore: Sendable {
                 error: error,
                 attempt: state.machine.attempt,
                 duration: duration,
-                cache: last?.prepared.cache?.delivery ?? .network,
+                cache: last?.delivery ?? .network,
                 isBackgroundRefresh: state.machine.isBackgroundRefresh)
             state.outcome = outcome
             state.deadlineTimer?.cancel()

@@ -125,8 +125,23 @@ public final class Session: Sendable {
     /// The coalescable network requests in flight.
     let coalescer = Coalescer()
     /// What the engine hands every attempt's exchange to: the features that are layers around the
-    /// transport (coalescing), then the transport.
-    var layeredTransport: any Transport { CoalescingTransport(base: transport, coalescer: coalescer) }
+    /// transport (the HTTP cache when the session has one, then coalescing), then the transport.
+    var layeredTransport: any Transport {
+        let coalescing = CoalescingTransport(base: transport, coalescer: coalescer)
+        guard let cache = configuration.cache else { return coalescing }
+        let configuration = self.configuration
+        let rules = CachingTransport.ExchangeRules(
+            redirect: { response, request in
+                try? RedirectRule.follow(
+                    response, to: request, hasBody: false, sensitiveHeaders: configuration.sensitiveHeaders)
+            },
+            credential: { isProxy, previousFailures in
+                PasswordCredential.answering(
+                    isProxy: isProxy, previousFailures: previousFailures, configuration: configuration)
+            })
+        return CachingTransport(
+            base: coalescing, cache: cache, sensitiveHeaders: configuration.sensitiveHeaders, rules: rules)
+    }
 
     /// Creates a session.
     ///
@@ -217,7 +232,7 @@ public final class Session: Sendable {
                     PreparedRequest(
                         urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration),
                         coalesces: form.coalescesRequests && form.redirectPolicy == nil,
-                        cache: CacheContext(policy: cachePolicy), redirectPolicy: form.redirectPolicy)
+                        cache: CacheUse(policy: cachePolicy), redirectPolicy: form.redirectPolicy)
                 }
             ))
     }

@@ -9,12 +9,3 @@ struct ExchangeSharing: Sendable {
     /// the system's random source).
     let requestID: UUID?
 }
-
-/// A task that may share an identical request's exchange instead of sending its own (see the
-/// coalescing layer): what the engine tells monitors about its start.
-protocol SharingTransportTask: TransportTask {
-    /// `true` when the task joined an exchange another request sends: resuming it sends nothing.
-    var follows: Bool { get }
-    /// The id of the request that sends the shared exchange, if known.
-    var leaderID: UUID? { get }
-}

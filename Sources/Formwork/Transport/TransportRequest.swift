@@ -53,6 +53,12 @@ public struct TransportRequest: Sendable {
     /// Whether the exchange may be shared with identical requests in flight (coalescing; nil:
     /// never).
     var sharing: ExchangeSharing?
+    /// How the HTTP cache layer may use the exchange (nil: it passes the request on untouched).
+    var cacheUse: CacheUse?
+    /// Told by Formwork's layers, once, what the exchange sends when it starts, or whose
+    /// identical exchange it joins (the event monitors' `requestDidStart`/`requestDidCoalesce`);
+    /// nil when nobody listens.
+    var reportStart: (@Sendable (_ sent: URLRequest, _ sharingWith: UUID?) -> Void)?
 
     /// Creates the request of one exchange.
     /// - Parameters:

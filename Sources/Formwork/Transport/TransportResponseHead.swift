@@ -23,6 +23,9 @@ public struct TransportResponseHead: Sendable {
     public var httpVersion: String
     /// The header fields in the order received, spelled as received; a name may repeat.
     public var headerFields: [HTTPHeader]
+    /// Where the response came from, when Formwork's HTTP cache layer delivers it (nil: from the
+    /// network, as every transport reports).
+    var cacheDelivery: CacheDelivery?
 
     /// Creates a response head.
     /// - Parameters:

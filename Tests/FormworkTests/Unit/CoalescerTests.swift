@@ -20,7 +20,9 @@ struct CoalescerTests {
 
     private func subscriber(attempt: Int = 1) -> Flight.Subscriber {
         let core = session.makeDataRequest(TestForm(url: "http://127.0.0.1/a")).core
-        return SharedExchangeTask(events: AttemptEvents(core: core, attempt: attempt))
+        let sending = URLRequest(url: URL(fileURLWithPath: "/"))
+        return SharedExchangeTask(
+            events: AttemptEvents(core: core, attempt: attempt), sending: sending, report: nil)
     }
 
     private func enter(

@@ -4,21 +4,21 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The events of an exchange that belongs to no request (the HTTP cache's background
-/// revalidation): the response and body are collected and handed over at the end, with
-/// Formwork's redirect and credential rules applied as for any request.
-final class CollectingEvents: TransportEvents {
+/// The events of the cache layer's background revalidation, an exchange that belongs to no
+/// request: the response and body are collected and handed over at the end, with the session's
+/// redirect and credential rules applied as for any request.
+final class RevalidationEvents: TransportEvents {
     private let collected = Protected((response: URLResponse?.none, body: Data()))
-    private let configuration: Session.Configuration
+    private let rules: CachingTransport.ExchangeRules
     private let completion: @Sendable (_ body: Data, _ response: URLResponse?, _ error: (any Error)?) -> Void
 
     /// Creates events that call `completion` once, when the exchange ends.
     init(
-        configuration: Session.Configuration,
+        rules: CachingTransport.ExchangeRules,
         completion:
             @escaping @Sendable (_ body: Data, _ response: URLResponse?, _ error: (any Error)?) -> Void
     ) {
-        self.configuration = configuration
+        self.rules = rules
         self.completion = completion
     }
 
@@ -34,13 +34,11 @@ final class CollectingEvents: TransportEvents {
     func sent(totalBytes: Int64, expectedBytes: Int64?) {}
 
     func redirect(_ response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
-        try? RedirectRule.follow(
-            response, to: request, hasBody: false, sensitiveHeaders: configuration.sensitiveHeaders)
+        rules.redirect(response, request)
     }
 
     func credential(isProxy: Bool, previousFailures: Int) -> PasswordCredential? {
-        PasswordCredential.answering(
-            isProxy: isProxy, previousFailures: previousFailures, configuration: configuration)
+        rules.credential(isProxy, previousFailures)
     }
 
     func finish(_ error: (any Error)?) {

@@ -1,0 +1,165 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The events of an exchange the cache layer sent on (see ``CachingTransport``): they pass on to
+/// the request's, and at the end the exchange is settled with the cache: a storable response is
+/// stored, what is stored for the URL is dropped after an unsafe method succeeded, and a response
+/// the stored one replaces (a `304` that confirms it, a `5xx` or a failure within
+/// `stale-if-error`) is held back and the stored response delivered instead.
+final class CacheSettlingEvents: TransportEvents {
+    /// What the exchange received.
+    private struct Received {
+        /// The response head, as the transport reported it.
+        var head: Head?
+        /// The body, when it is kept (to store it, or held back).
+        var body = Data()
+        /// Whether the head and body are held back until the end.
+        var holdsBack = false
+    }
+
+    /// A response head in either of the transport's shapes.
+    private enum Head {
+        case response(URLResponse)
+        case parts(TransportResponseHead)
+
+        var statusCode: Int? {
+            switch self {
+            case .response(let response): (response as? HTTPURLResponse)?.statusCode
+            case .parts(let parts): parts.statusCode
+            }
+        }
+
+        var headers: HTTPHeaders {
+            switch self {
+            case .response(let response):
+                (response as? HTTPURLResponse).map(HTTPHeaders.init(response:)) ?? [:]
+            case .parts(let parts): HTTPHeaders(parts.headerFields)
+            }
+        }
+    }
+
+    private let target: any TransportEvents
+    private let context: CacheContext
+    private let cache: HTTPCache
+    /// Whether the body is kept to be stored.
+    private let keepsBody: Bool
+    private let received = Protected(Received())
+
+    /// Events that pass on to `target` and settle the exchange described by `context`.
+    init(_ target: any TransportEvents, context: CacheContext, cache: HTTPCache) {
+        self.target = target
+        self.context = context
+        self.cache = cache
+        keepsBody = context.policy != nil && context.method == "GET"
+    }
+
+    func receiveResponse(_ response: URLResponse) -> Bool {
+        receive(.response(response))
+    }
+
+    func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
+        receive(.parts(head))
+    }
+
+    /// Records the head; passes it on unless the stored response may take its place.
+    private func receive(_ head: Head) -> Bool {
+        let holdsBack = received.withLock { received -> Bool in
+            received.head = head
+            received.holdsBack = mayBeReplaced(statusCode: head.statusCode)
+            return received.holdsBack
+        }
+        if holdsBack { return true }
+        switch head {
+        case .response(let response): return target.receiveResponse(response)
+        case .parts(let parts): return target.receiveResponseHead(parts)
+        }
+    }
+
+    /// Whether a response with `statusCode` may be replaced by the stored response at the end:
+    /// a `304` or a `5xx` to a `GET` that revalidates one.
+    private func mayBeReplaced(statusCode: Int?) -> Bool {
+        guard context.stored != nil, context.method == "GET", let statusCode else { return false }
+        return statusCode == 304 || statusCode >= 500
+    }
+
+    func receiveBody(_ body: Data) {
+        let holdsBack = received.withLock { received -> Bool in
+            if keepsBody || received.holdsBack { received.body.append(body) }
+            return received.holdsBack
+        }
+        if !holdsBack { target.receiveBody(body) }
+    }
+
+    func sent(totalBytes: Int64, expectedBytes: Int64?) {
+        target.sent(totalBytes: totalBytes, expectedBytes: expectedBytes)
+    }
+
+    func redirect(_ response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
+        target.redirect(response, to: request)
+    }
+
+    func credential(isProxy: Bool, previousFailures: Int) -> PasswordCredential? {
+        target.credential(isProxy: isProxy, previousFailures: previousFailures)
+    }
+
+    func finish(_ error: (any Error)?) {
+        let received = self.received.withLock { $0 }
+        if let error = error as? URLError, error.code == .cancelled {
+            target.finish(error)
+            return
+        }
+        let status = error == nil ? received.head?.statusCode : nil
+        let exchange = CacheDecision.Exchange(
+            method: context.method, url: context.url, requestHeaders: context.requestHeaders,
+            hasCredentials: context.key.credential != nil, stored: context.stored,
+            requestTime: context.requestTime, statusCode: status,
+            responseHeaders: received.head?.headers ?? [:], body: received.body,
+            transportFailed: status == nil)
+        let now = Date()
+        switch CacheDecision.settle(exchange, now: now) {
+        case .pass:
+            break
+        case .invalidate(let urls):
+            cache.invalidate(urls)
+        case .store(let entry):
+            if context.policy != nil { cache.store(entry, for: key) }
+        case .revalidated(let entry):
+            cache.store(entry, for: key)
+            deliver(entry, source: .revalidated, now: now)
+            return
+        case .serveStale(let entry):
+            // Only a response held back (or none) is replaced: one passed on already stands.
+            if received.holdsBack || received.head == nil {
+                deliver(entry, source: .cache, now: now)
+                return
+            }
+        }
+        if received.holdsBack, let head = received.head {
+            let proceeds: Bool
+            switch head {
+            case .response(let response): proceeds = target.receiveResponse(response)
+            case .parts(let parts): proceeds = target.receiveResponseHead(parts)
+            }
+            if proceeds, !received.body.isEmpty { target.receiveBody(received.body) }
+        }
+        target.finish(error)
+    }
+
+    private var key: CacheKey { context.key }
+
+    /// Delivers the stored response (the part a `Range` of the request asks for) in place of
+    /// what the exchange received, and ends the exchange.
+    private func deliver(_ stored: CacheEntry, source: ResponseSource, now: Date) {
+        let delivery = CachingTransport.delivery(of: stored, source: source, now: now)
+        let entry = CacheAnswer.ranged(stored, request: context.requestHeaders)
+        if let head = CacheAnswerTask.head(of: entry, delivery: delivery), target.receiveResponseHead(head),
+            !entry.body.isEmpty
+        {
+            target.receiveBody(entry.body)
+        }
+        target.finish(nil)
+    }
+}

@@ -44,7 +44,7 @@ let package = Package(
                 .enableUpcomingFeature("InferIsolatedConformances"),
             ]
         ),
-        // libFuzzer targets (see README "Fuzzing"); plain builds compile them too.
+        // libFuzzer targets (see CONTRIBUTING.md, "Fuzzing"); plain builds compile them too.
         .executableTarget(name: "FuzzJSONKeyPath", dependencies: ["Formwork"], path: "Fuzz/FuzzJSONKeyPath"),
         .executableTarget(
             name: "FuzzQueryEncoder", dependencies: ["Formwork"], path: "Fuzz/FuzzQueryEncoder"),

@@ -1,7 +1,7 @@
 // libFuzzer target: the HTTP cache's entry file reader must never crash on any bytes, an entry it
 // accepts must read back the same after writing it again, and a valid entry file with one byte
-// changed must never be accepted (a damaged entry is never served). Build and run: see README
-// "Fuzzing".
+// changed must never be accepted (a damaged entry is never served). Build and run: see
+// CONTRIBUTING.md, "Fuzzing".
 import Foundation
 
 @testable import Formwork

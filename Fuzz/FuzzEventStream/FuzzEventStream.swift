@@ -1,6 +1,6 @@
 // libFuzzer target: the event-stream parser and the line splitter must never crash, and the events
 // and lines they yield must not depend on how the bytes are cut into chunks. Build and run: see
-// README "Fuzzing".
+// CONTRIBUTING.md, "Fuzzing".
 import Foundation
 
 @testable import Formwork

@@ -1,5 +1,5 @@
 // libFuzzer target: header validation must never crash, and a header set it accepts must carry no
-// CR, LF or NUL and only token characters in names. Build and run: see README "Fuzzing".
+// CR, LF or NUL and only token characters in names. Build and run: see CONTRIBUTING.md, "Fuzzing".
 import Foundation
 
 @testable import Formwork

@@ -1,5 +1,5 @@
 // libFuzzer target: the JSON key-path reader must never crash, and what it finds must be a
-// well-formed JSON value that lies inside the document. Build and run: see README "Fuzzing".
+// well-formed JSON value that lies inside the document. Build and run: see CONTRIBUTING.md, "Fuzzing".
 import Foundation
 
 @testable import Formwork

@@ -1,6 +1,6 @@
 // libFuzzer target: the multipart writer must never crash, its length must be what it announced,
 // and splitting the body at its boundary must give back every part's bytes unchanged (so no
-// content can collide with the boundary). Build and run: see README "Fuzzing".
+// content can collide with the boundary). Build and run: see CONTRIBUTING.md, "Fuzzing".
 import Foundation
 
 @testable import Formwork

@@ -1,5 +1,5 @@
 // libFuzzer target: the URL query encoder must never crash on any parameters, and its output
-// must be a valid, fully percent-encoded query. Build and run: see README "Fuzzing".
+// must be a valid, fully percent-encoded query. Build and run: see CONTRIBUTING.md, "Fuzzing".
 import Foundation
 
 @testable import Formwork

@@ -141,7 +141,7 @@ struct Transports: Requestable {
             let cpu =
                 median(bare, \.cpuMicrosecondsPerRequest)
                 / max(median(formwork, \.cpuMicrosecondsPerRequest), 1e-9)
-            // Decided in issue 16 (README, "The sequential target, decided"): one at a time on
+            // Decided in issue 16 (BENCHMARKS.md, "The sequential target, decided"): one at a time on
             // loopback, Formwork over AsyncHTTPClient is held to an instruction budget, not a ratio.
             guard formwork == .formworkAsyncHTTPClient, concurrency == 1, options.activeLink == nil else {
                 report.ratio("req/s, Formwork over \(name) / \(under)", rate, target: target)

@@ -18,9 +18,6 @@ extension Request {
     /// A unique id for this request.
     public var id: UUID { core.id }
 
-    /// The session running this request.
-    public var session: Session { core.session }
-
     /// The `URLRequest` sent by the latest attempt, once built.
     public var request: URLRequest? { core.request }
 

@@ -24,7 +24,7 @@ extension RequestCore {
     ) -> any TransportTask {
         var request = prepared.transportRequest(isObserved: !atCompletion, pacing: sink?.pacing ?? .never)
         request.cacheUse = prepared.cache
-        let monitors = session.configuration.eventMonitors
+        let monitors = settings.eventMonitors
         if !monitors.isEmpty {
             // The layers know what is sent, and whether it joins an identical request's exchange.
             let id = state.id ?? UUID()
@@ -42,7 +42,7 @@ extension RequestCore {
         if mayShare(prepared) {
             request.sharing = ExchangeSharing(formCachePolicy: prepared.cache?.policy, requestID: state.id)
         }
-        return session.layeredTransport.makeTask(
+        return host.layeredTransport.makeTask(
             for: request, events: AttemptEvents(core: self, attempt: attempt))
     }
 
@@ -50,7 +50,7 @@ extension RequestCore {
     /// it, nothing goes to a sink (downloads), and its body is the request's own (none, for the GET
     /// and HEAD requests the layer shares; see ``CoalescingKey``).
     private func mayShare(_ prepared: PreparedRequest) -> Bool {
-        guard prepared.coalesces, sink == nil, session.configuration.coalescesRequests,
+        guard prepared.coalesces, sink == nil, settings.coalescesRequests,
             case .inRequest = prepared.body
         else { return false }
         return true

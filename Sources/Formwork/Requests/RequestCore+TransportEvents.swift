@@ -40,8 +40,7 @@ final class AttemptEvents: TransportEvents {
     }
 
     func credential(isProxy: Bool, previousFailures: Int) -> PasswordCredential? {
-        PasswordCredential.answering(
-            isProxy: isProxy, previousFailures: previousFailures, configuration: core.session.configuration)
+        core.settings.credential(isProxy: isProxy, previousFailures: previousFailures)
     }
 
     func finish(_ error: (any Error)?) {
@@ -164,8 +163,8 @@ extension RequestCore {
         do throws(NetworkError) {
             return try RedirectRule.follow(
                 response, to: request, hasBody: hasBody,
-                sensitiveHeaders: session.configuration.sensitiveHeaders,
-                policy: policy ?? session.configuration.redirectPolicy)
+                sensitiveHeaders: settings.sensitiveHeaders,
+                policy: policy ?? settings.redirectPolicy)
         } catch {
             settle(attempt: attempt, error)
             return nil
@@ -211,7 +210,7 @@ extension RequestCore {
             // Validators are app code: they run outside the lock.
             failure = rules.validate(
                 request: request, response: response, data: wroteToSink ? nil : data,
-                defaultStatusCodes: session.configuration.acceptableStatusCodes)
+                defaultStatusCodes: settings.acceptableStatusCodes)
         } else {
             failure = NetworkError(
                 .transport, failureReason: "The server's response was not an HTTP response.",

@@ -75,8 +75,10 @@ final class RequestCore: Sendable {
             return fresh
         }
     }
-    /// The session that runs the request.
-    let session: Session
+    /// The session that runs the request (see ``RequestHost``).
+    let host: any RequestHost
+    /// The session's settings, read once.
+    let settings: EngineSettings
     /// Where the body goes instead of memory, for downloads.
     let sink: (any ResponseSink)?
     /// Which bytes progress counts.
@@ -88,10 +90,11 @@ final class RequestCore: Sendable {
     static let errorBodyLimit = 1 << 20
 
     init(
-        session: Session, sink: (any ResponseSink)? = nil, progress: ProgressDirection = .download,
+        host: any RequestHost, sink: (any ResponseSink)? = nil, progress: ProgressDirection = .download,
         builder: @escaping Builder
     ) {
-        self.session = session
+        self.host = host
+        self.settings = host.settings
         self.sink = sink
         self.progressDirection = progress
         self.builder = builder
@@ -153,7 +156,7 @@ final class RequestCore: Sendable {
             return (action, state.hasOwnDeadline)
         }
         guard case .buildRequest(let attempt) = action else { return nil }
-        if !hasOwnDeadline, let deadline = session.configuration.deadline {
+        if !hasOwnDeadline, let deadline = settings.deadline {
             setDeadline(deadline, own: false)
         }
         return attempt
@@ -165,7 +168,7 @@ final class RequestCore: Sendable {
         // before this run is never counted (nothing would uncount it).
         let refusal = state.withLock { state -> NetworkError? in
             guard state.machine.phase == .adapting, state.machine.attempt == attempt else { return nil }
-            return session.admit(self)
+            return host.admit(self)
         }
         if let refusal {
             perform(state.withLock { $0.event { $0.adaptFailed(attempt: attempt) } }, reported: refusal)
@@ -175,7 +178,7 @@ final class RequestCore: Sendable {
         do {
             prepared = try await builder(attempt)
             // With no adapter the request stays as built: no chain to run, nothing to compare.
-            let adapters = session.configuration.adapters + state.withLock { $0.adapters }
+            let adapters = settings.adapters + state.withLock { $0.adapters }
             let original = prepared.urlRequest
             if adapters.isEmpty {
                 try FinalRequestCheck.validate(original)
@@ -186,7 +189,7 @@ final class RequestCore: Sendable {
                 prepared.urlRequest = try FinalRequestCheck.validate(adapted)
             }
             if !adapters.isEmpty, prepared.urlRequest != original {
-                for monitor in session.configuration.eventMonitors {
+                for monitor in settings.eventMonitors {
                     monitor.requestDidAdapt(id, from: original, to: prepared.urlRequest)
                 }
             }
@@ -220,7 +223,7 @@ final class RequestCore: Sendable {
             else { return nil }
             let prepared = values.prepared
             let idleTimeout = IdleTimeout.watched(
-                prepared.urlRequest.timeoutInterval, enforcedBy: session.transport)
+                prepared.urlRequest.timeoutInterval, enforcedBy: host.transport)
             let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
             let task = makeTask(prepared, attempt: attempt, atCompletion: atCompletion, state: &state)
             state.machine.updateRunning(attempt: attempt) { $0.task = task }
@@ -240,9 +243,9 @@ final class RequestCore: Sendable {
     /// (uploads from a file ran 2-3 times faster). A progress observer added once such an
     /// exchange runs hears only the final value.
     private func deliversAtCompletion(_ prepared: PreparedRequest, state: State) -> Bool {
-        sink == nil && state.progressObservers.isEmpty && session.configuration.eventMonitors.isEmpty
+        sink == nil && state.progressObservers.isEmpty && settings.eventMonitors.isEmpty
             && prepared.urlRequest.httpBodyStream == nil
-            && (prepared.redirectPolicy ?? session.configuration.redirectPolicy).followsAll
+            && (prepared.redirectPolicy ?? settings.redirectPolicy).followsAll
     }
 
     /// Runs `adapters` (the session's, then the request's) in order on Formwork's own request
@@ -271,7 +274,7 @@ final class RequestCore: Sendable {
 
     /// The retriers that decide about a failed attempt: the request's, then the session's.
     private func retriers() -> [any RequestRetrier] {
-        state.withLock { $0.retriers } + (session.configuration.retrier.map { [$0] } ?? [])
+        state.withLock { $0.retriers } + (settings.retrier.map { [$0] } ?? [])
     }
 
     /// Asks the retriers about the failure of `attempt`, reports their decision to the machine
@@ -293,7 +296,7 @@ final class RequestCore: Sendable {
             (state.event { $0.retryDecided(attempt: attempt, delay: delay) }, state.machine.retryCount)
         }
         if case .scheduleRetry = action {
-            for monitor in session.configuration.eventMonitors {
+            for monitor in settings.eventMonitors {
                 monitor.requestWillRetry(id, after: failure, delay: delay, retryCount: retries)
             }
         }
@@ -524,13 +527,13 @@ final class RequestCore: Sendable {
             return (outcome, waiters, state.event { $0.outcomeRecorded() })
         }
         reportFinish(outcome)
-        session.requestEnded(self)
+        host.requestEnded(self)
         for waiter in waiters { waiter(outcome) }
         perform(next)
     }
 
     private func reportFinish(_ outcome: RequestOutcome) {
-        let monitors = session.configuration.eventMonitors
+        let monitors = settings.eventMonitors
         guard !monitors.isEmpty else { return }
         let (sent, received) = state.withLock { state in
             (state.machine.latest?.bytesSent ?? 0, state.machine.latest?.bytesReceived ?? 0)

@@ -23,7 +23,7 @@ extension Session {
     ) -> StreamRequest {
         let (snapshot, configuration) = (FormSnapshot(form), self.configuration)
         let sink = StreamSink(limit: max(bufferLimit, 1), policy: bufferPolicy, reconnection: reconnection)
-        let core = RequestCore(session: self, sink: sink, progress: .download) { _ in
+        let core = RequestCore(host: self, sink: sink, progress: .download) { _ in
             var request = try URLRequestBuilder.request(for: snapshot, configuration: configuration)
             sink.prepare(&request)
             return PreparedRequest(urlRequest: request, redirectPolicy: snapshot.redirectPolicy)

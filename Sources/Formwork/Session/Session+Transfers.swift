@@ -41,7 +41,7 @@ extension Session {
         _ form: some DownloadFormable, file: DownloadFile, isolation: isolated (any Actor)? = #isolation
     ) -> DownloadRequest {
         let (snapshot, configuration) = (FormSnapshot(form), self.configuration)
-        let core = RequestCore(session: self, sink: file, progress: .download) { _ in
+        let core = RequestCore(host: self, sink: file, progress: .download) { _ in
             var request = try URLRequestBuilder.request(for: snapshot, configuration: configuration)
             // Ranges and byte counts refer to the bytes on disk: ask for them unencoded.
             if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
@@ -168,7 +168,7 @@ extension Session {
         prepare: @escaping @Sendable (inout URLRequest) async throws -> PreparedRequest
     ) -> UploadRequest {
         let (snapshot, configuration) = (FormSnapshot(base: form), self.configuration)
-        let core = RequestCore(session: self, progress: .upload) { _ in
+        let core = RequestCore(host: self, progress: .upload) { _ in
             var request = try URLRequestBuilder.baseRequest(for: snapshot, configuration: configuration)
             var prepared = try await prepare(&request)
             prepared.redirectPolicy = snapshot.redirectPolicy

@@ -82,6 +82,8 @@ public final class Session: Sendable {
 
     /// This session's defaults.
     public let configuration: Configuration
+    /// What the request engine reads of ``configuration`` (see ``RequestHost``).
+    let settings: EngineSettings
     /// What carries the requests: ``Configuration/transport``, or the built-in URLSession one.
     /// Chosen when the first request needs it (see `transportChoice`).
     var transport: any Transport {
@@ -129,15 +131,14 @@ public final class Session: Sendable {
     var layeredTransport: any Transport {
         let coalescing = CoalescingTransport(base: transport, coalescer: coalescer)
         guard let cache = configuration.cache else { return coalescing }
-        let configuration = self.configuration
+        let (configuration, settings) = (self.configuration, self.settings)
         let rules = CachingTransport.ExchangeRules(
             redirect: { response, request in
                 try? RedirectRule.follow(
                     response, to: request, hasBody: false, sensitiveHeaders: configuration.sensitiveHeaders)
             },
             credential: { isProxy, previousFailures in
-                PasswordCredential.answering(
-                    isProxy: isProxy, previousFailures: previousFailures, configuration: configuration)
+                settings.credential(isProxy: isProxy, previousFailures: previousFailures)
             })
         return CachingTransport(
             base: coalescing, cache: cache, sensitiveHeaders: configuration.sensitiveHeaders, rules: rules)
@@ -161,6 +162,7 @@ public final class Session: Sendable {
         urlSessionConfiguration: URLSessionConfiguration = .default
     ) {
         self.configuration = configuration
+        self.settings = EngineSettings(configuration)
         self.transportChoice = Protected(
             (nil, URLSessionTransport.safeCopy(of: urlSessionConfiguration), false))
     }
@@ -227,7 +229,7 @@ public final class Session: Sendable {
             (form.redirectPolicy ?? configuration.redirectPolicy).followsAll ? form.cachePolicy : nil
         return DataRequest(
             core: RequestCore(
-                session: self,
+                host: self,
                 builder: { _ in
                     PreparedRequest(
                         urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration),

@@ -99,8 +99,7 @@ struct CredentialSafetyTests {
         var configuration = Session.Configuration()
         let basic = NSURLAuthenticationMethodHTTPBasic
         func answer(proxy: Bool = false, failures: Int = 0) -> PasswordCredential? {
-            PasswordCredential.answering(
-                isProxy: proxy, previousFailures: failures, configuration: configuration)
+            EngineSettings(configuration).credential(isProxy: proxy, previousFailures: failures)
         }
         #expect(answer() == nil)
         #expect(ChallengeAnswer(method: basic) { answer() } == .deliverResponse)

@@ -13,29 +13,29 @@ extension RequestCore {
             })
     }
 
-    /// The one drain of handlers: each runs with the outcome, one after the other, in order.
-    func startDraining() {
-        // Handlers are async app code: the drain runs them off the thread that ended the request.
+    /// Runs the handler at `index` with the outcome, then each handler the machine names next,
+    /// one after the other, in order (the `.runHandler` action). Handlers are async app code: they
+    /// run in one task of their own, off the thread that ended the request, and a handler that
+    /// follows runs in the same task rather than in a new one. Whatever else the machine asks when
+    /// the last one returns (a reload that waited for it) is performed as usual.
+    func runHandlers(from index: Int) {
         Task {
-            while let (link, outcome) = self.nextLink() {
+            var index = index
+            while true {
+                guard
+                    let (link, outcome) = state.withLock({ state in
+                        state.outcome.map { (state.links[index], $0) }
+                    })
+                else { return }
                 await link(outcome)
+                let next = state.withLock { $0.event { $0.handlerFinished() } }
+                guard case .runHandler(let following) = next else {
+                    perform(next)
+                    return
+                }
+                index = following
             }
         }
-    }
-
-    /// The next handler to run and its outcome, or nil when the drain ends (which may start a
-    /// reload that waited for it).
-    private func nextLink() -> (Link, RequestOutcome)? {
-        typealias Next = (RequestStateMachine.Action, (Link, RequestOutcome)?)
-        let (action, next) = state.withLock { state -> Next in
-            let action = state.event { $0.handlerFinished() }
-            guard case .runHandler(let index) = action, let outcome = state.outcome else {
-                return (action, nil)
-            }
-            return (action, (state.links[index], outcome))
-        }
-        if next == nil { perform(action) }
-        return next
     }
 
     /// Waits for the outcome without going through the main actor. Cancelling the waiting Swift

@@ -419,9 +419,8 @@ final class RequestCore: Sendable {
         case .none, .ignore, .record:
             // Nothing to do: the event was stale, or its data is recorded in the machine's state.
             return
-        case .runHandler:
-            // Taken by the one drain of handlers, which runs each handler and reports its end.
-            return
+        case .runHandler(let index):
+            runHandlers(from: index)
         case .scheduleRetry(let wait, let attempt):
             scheduleNextAttempt(after: wait, attempt: attempt)
         case .discardRequest:
@@ -458,7 +457,8 @@ final class RequestCore: Sendable {
         case .deliver(let ending, let cancellingTask):
             recordOutcome(ending, cancellingTask: cancellingTask, reported: reported)
         case .startDraining:
-            startDraining()
+            // The drain asks the machine for its first handler, as it does after each one.
+            perform(state.withLock { $0.event { $0.handlerFinished() } })
         case .reload(let attempt, let background):
             // A background refresh starts with no UI hooks: the previous answer is on screen.
             let (handlers, deadline, ownDeadline) = state.withLock {

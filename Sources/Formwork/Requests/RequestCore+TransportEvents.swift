@@ -196,25 +196,21 @@ extension RequestCore {
         let (request, response, data, wroteToSink, rules) = (
             snapshot.request, snapshot.response, snapshot.data, snapshot.wroteToSink, snapshot.rules
         )
+        let body = wroteToSink ? nil : data
         let failure: NetworkError?
-        if let settled = snapshot.settled {
-            failure = settled
-        } else if let error = error as? NetworkError {
-            failure = error  // a transport's own, e.g. a body stream the form could not make
-        } else if let error {
-            failure = .transport(
-                error, request: request, response: response?.httpURLResponse, data: wroteToSink ? nil : data)
-        } else if response != nil, sink?.isComplete(attempt: attempt) == true {
-            failure = nil  // the body on disk is complete: this answer (a 416) only proved it
-        } else if let response {
+        switch AttemptVerdict.of(
+            settled: snapshot.settled, error: error, response: response, request: request, body: body,
+            isCompleteOnDisk: self.sink?.isComplete(attempt: attempt) == true)
+        {
+        case .failed(let error):
+            failure = error
+        case .succeeded:
+            failure = nil
+        case .validate(let response):
             // Validators are app code: they run outside the lock.
             failure = rules.validate(
-                request: request, response: response, data: wroteToSink ? nil : data,
+                request: request, response: response, data: body,
                 defaultStatusCodes: settings.acceptableStatusCodes)
-        } else {
-            failure = NetworkError(
-                .transport, failureReason: "The server's response was not an HTTP response.",
-                underlyingError: URLError(.badServerResponse), request: request, data: data)
         }
         guard let failure else {
             if sink?.wantsNextSegment() == true {

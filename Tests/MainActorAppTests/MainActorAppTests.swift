@@ -39,7 +39,7 @@ extension Session {
     /// A session whose requests to the docs' host reach the demo server.
     static func demo() async throws -> Session {
         let base = try #require(URL(string: try await DemoServer.baseURL()))
-        return Session { $0.adapters = [DemoHost(base: base)] }
+        return Session { $0.interceptors.adapters = [DemoHost(base: base)] }
     }
 }
 

@@ -82,12 +82,12 @@ struct SessionTests {
         let url = try Server.url("/challenge/basic?user=ada&password=lovelace").absoluteString
         let right = Session {
             $0.transport = AsyncHTTPClientTransport()
-            $0.credential = PasswordCredential(user: "ada", password: "lovelace")
+            $0.credentials.server = PasswordCredential(user: "ada", password: "lovelace")
         }
         #expect(try await client.send(ChallengeForm(url: url), session: right).user == "ada")
         let wrong = Session {
             $0.transport = AsyncHTTPClientTransport()
-            $0.credential = PasswordCredential(user: "ada", password: "nope")
+            $0.credentials.server = PasswordCredential(user: "ada", password: "nope")
         }
         let error = await #expect(throws: NetworkError.self) {
             try await client.send(ChallengeForm(url: url), session: wrong)

@@ -134,11 +134,11 @@ public final class HTTPCache: Sendable {
     /// The bytes held in memory now.
     public var memoryUsage: Int { state.withLock { $0.memoryOrder.totalSize } }
 
-    /// The bytes held on disk, once written (see ``waitForPendingWrites()``).
+    /// The bytes held on disk, once written (writes reach the disk in the background).
     public var diskUsage: Int { state.withLock { $0.diskOrder.totalSize } }
 
     /// Waits until every write and removal asked for so far has reached the disk.
-    public func waitForPendingWrites() async {
+    func waitForPendingWrites() async {
         await onDisk { _ in }
     }
 

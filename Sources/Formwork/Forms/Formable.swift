@@ -26,8 +26,8 @@ public protocol Formable {
     /// The idle timeout in seconds: the longest one attempt may go without any sign of life
     /// (from its start to the response's headers, then between body bytes). Each attempt (retry,
     /// reload) gets it anew; it is not a limit on the whole request, which is what
-    /// `deadline(_:)` and ``Session/Configuration/deadline`` are for. It wins over the session's
-    /// ``Session/Configuration/timeout``. Precise to about 0.1 s on every platform (corelibs
+    /// `deadline(_:)` and ``Session/Timeouts/total`` are for. It wins over the session's
+    /// ``Session/Timeouts/idle``. Precise to about 0.1 s on every platform (corelibs
     /// URLSession truncates timeouts to whole seconds; Formwork watches the rest itself).
     /// Defaults to `nil`: the session's.
     var timeout: TimeInterval? { get }

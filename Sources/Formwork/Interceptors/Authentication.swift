@@ -67,7 +67,7 @@ extension Authenticator {
 ///
 /// ```swift
 /// let auth = AuthenticationInterceptor(authenticator: TokenAuthenticator(), credential: stored)
-/// let api = Session { $0.adapters = [auth]; $0.retrier = auth }
+/// let api = Session { $0.interceptors.adapters = [auth]; $0.interceptors.retriers = [auth] }
 /// ```
 ///
 /// If the refresh fails, every waiting request fails with its original 401 and the credential is

@@ -3,7 +3,7 @@ import Foundation
 /// An ``EventMonitor`` that prints one line per event, with credentials redacted.
 ///
 /// ```swift
-/// let api = Session { $0.eventMonitors = [ConsoleLogger()] }
+/// let api = Session { $0.interceptors.eventMonitors = [ConsoleLogger()] }
 /// // → GET http://127.0.0.1:8080/weather?city=rome (attempt 1) headers: Authorization: <redacted>
 /// // ← 200 GET http://127.0.0.1:8080/weather?city=rome in 12 ms, 1 attempt, sent 0 B, received 231 B
 /// ```

@@ -16,7 +16,7 @@ extension Request {
     /// Fails the request with a timeout (``NetworkError/isTimeout``) if it has not finished
     /// `seconds` from now, whatever its attempts and retries are doing. Unlike the idle
     /// `timeout`, a server trickling bytes cannot keep the request alive past it. It wins over the
-    /// session's ``Session/Configuration/deadline``, whenever it is chained.
+    /// session's ``Session/Timeouts/total``, whenever it is chained.
     /// - Parameter seconds: The total time allowed.
     /// - Returns: The request.
     @discardableResult

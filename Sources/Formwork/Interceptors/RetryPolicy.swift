@@ -11,7 +11,7 @@ import Foundation
 ///
 /// ```swift
 /// request(form).retry(.default)
-/// let api = Session { $0.retrier = RetryPolicy(retryLimit: 4) }
+/// let api = Session { $0.interceptors.retriers = [RetryPolicy(retryLimit: 4)] }
 /// ```
 public struct RetryPolicy: RequestRetrier {
     /// The most retries per request.
@@ -124,7 +124,7 @@ public struct RetryPolicy: RequestRetrier {
     ///   - value: The header's value.
     ///   - now: The current time, for HTTP dates.
     /// - Returns: The wait in seconds (0 for a date in the past), or `nil`.
-    public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
+    static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(trimmed) {
             return seconds >= 0 ? TimeInterval(seconds) : nil

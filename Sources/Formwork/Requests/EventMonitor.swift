@@ -30,7 +30,7 @@ public struct RequestMetrics: Sendable {
 
 /// Watches requests: for logging, metrics, tracing.
 ///
-/// Set monitors on a session (``Session/Configuration/eventMonitors``). Every method has an empty
+/// Set monitors on a session (``Session/Interceptors/eventMonitors``). Every method has an empty
 /// default. They are called on Formwork's own threads, synchronously: keep them fast and
 /// thread-safe (hand heavy work to a queue or an actor).
 public protocol EventMonitor: Sendable {

@@ -46,20 +46,20 @@ public struct Adapter: RequestAdapter {
 }
 
 /// Several adapters applied in order.
-public struct AdapterChain: RequestAdapter {
+struct AdapterChain: RequestAdapter {
     /// The adapters, in the order they run.
-    public let adapters: [any RequestAdapter]
+    let adapters: [any RequestAdapter]
 
     /// Chains adapters.
     /// - Parameter adapters: The adapters, in the order they run.
-    public init(_ adapters: [any RequestAdapter]) {
+    init(_ adapters: [any RequestAdapter]) {
         self.adapters = adapters
     }
 
     /// Runs every adapter in order.
     /// - Parameter request: The request.
     /// - Returns: The request after all adapters.
-    public func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
+    func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
         var request = request
         for adapter in adapters {
             request = try await adapter.adapt(request)

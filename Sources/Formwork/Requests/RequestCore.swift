@@ -274,7 +274,7 @@ final class RequestCore: Sendable {
 
     /// The retriers that decide about a failed attempt: the request's, then the session's.
     private func retriers() -> [any RequestRetrier] {
-        state.withLock { $0.retriers } + (settings.retrier.map { [$0] } ?? [])
+        state.withLock { $0.retriers } + settings.retriers
     }
 
     /// Asks the retriers about the failure of `attempt`, reports their decision to the machine

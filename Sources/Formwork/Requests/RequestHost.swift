@@ -21,8 +21,8 @@ protocol RequestHost: AnyObject, Sendable {
 struct EngineSettings: Sendable {
     /// Adapters run on every attempt's request, before the request's own.
     var adapters: [any RequestAdapter] = []
-    /// Asked about a failed attempt, after the request's own retriers.
-    var retrier: (any RequestRetrier)?
+    /// Asked in order about a failed attempt, after the request's own retriers.
+    var retriers: [any RequestRetrier] = []
     /// Told what every request does.
     var eventMonitors: [any EventMonitor] = []
     /// The total time a request may take, unless it sets its own.

@@ -62,25 +62,22 @@ public struct Retrier: RequestRetrier {
     }
 }
 
-/// Several retriers asked in order; the first that says `.retry` decides.
-///
-/// ```swift
-/// let retrier = RetrierChain([auth, RetryPolicy.default])   // refresh on 401, else back off
-/// ```
-public struct RetrierChain: RequestRetrier {
+/// Several retriers asked in order; the first that says `.retry` decides (a request's own, then
+/// ``Session/Interceptors/retriers``).
+struct RetrierChain: RequestRetrier {
     /// The retriers, in the order they are asked.
-    public let retriers: [any RequestRetrier]
+    let retriers: [any RequestRetrier]
 
     /// Chains retriers.
     /// - Parameter retriers: The retriers, in the order they are asked.
-    public init(_ retriers: [any RequestRetrier]) {
+    init(_ retriers: [any RequestRetrier]) {
         self.retriers = retriers
     }
 
     /// Asks each retrier in turn and returns the first `.retry`.
     /// - Parameter context: The failure.
     /// - Returns: The first `.retry`, or `.doNotRetry` if none retries.
-    public func decide(_ context: RetryContext) async -> RetryDecision {
+    func decide(_ context: RetryContext) async -> RetryDecision {
         for retrier in retriers {
             let decision = await retrier.decide(context)
             if decision != .doNotRetry { return decision }

@@ -9,11 +9,12 @@ extension EngineSettings {
     /// What the request engine reads of a session's configuration.
     init(_ configuration: Session.Configuration) {
         self.init(
-            adapters: configuration.adapters, retrier: configuration.retrier,
-            eventMonitors: configuration.eventMonitors, deadline: configuration.deadline,
+            adapters: configuration.interceptors.adapters, retriers: configuration.interceptors.retriers,
+            eventMonitors: configuration.interceptors.eventMonitors, deadline: configuration.timeouts.total,
             acceptableStatusCodes: configuration.acceptableStatusCodes,
-            redirectPolicy: configuration.redirectPolicy, sensitiveHeaders: configuration.sensitiveHeaders,
-            coalescesRequests: configuration.coalescesRequests, credential: configuration.credential,
-            proxyCredential: configuration.proxyCredential)
+            redirectPolicy: configuration.redirectPolicy,
+            sensitiveHeaders: configuration.credentials.sensitiveHeaders,
+            coalescesRequests: configuration.coalescesRequests, credential: configuration.credentials.server,
+            proxyCredential: configuration.credentials.proxy)
     }
 }

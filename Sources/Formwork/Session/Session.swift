@@ -8,75 +8,11 @@ import Foundation
 /// ```swift
 /// let api = Session { configuration in
 ///     configuration.headers = ["X-Client": "ios"]
-///     configuration.timeout = 20
+///     configuration.timeouts.idle = 20
 /// }
 /// request(WeatherForm(city: "shanghai"), session: api)
 /// ```
 public final class Session: Sendable {
-    /// Defaults for every request of a session.
-    public struct Configuration: Sendable {
-        /// Headers added to every request; a form's own headers win on a clash. Defaults to none.
-        public var headers = HTTPHeaders()
-        /// The `User-Agent` of requests that set none themselves (in ``headers``, the form's
-        /// headers, or an adapter, which all win). Defaults to ``defaultUserAgent``, which names the
-        /// app, the operating system and Formwork; `nil` leaves the header to the transport
-        /// (corelibs URLSession on Linux then sends `<process> (unknown version) curl/<version>`).
-        public var userAgent: String? = Configuration.defaultUserAgent
-        /// The status codes accepted when a request sets none itself. Defaults to `200..<300`;
-        /// `nil` turns default validation off.
-        public var acceptableStatusCodes: Range<Int>? = 200..<300
-        /// The idle timeout in seconds, when a form sets none (see ``Formable/timeout``: per
-        /// attempt, precise to about 0.1 s). Defaults to 60.
-        public var timeout: TimeInterval = 60
-        /// Adapters applied to every request of the session, before the request's own.
-        public var adapters: [any RequestAdapter] = []
-        /// The retrier asked after a request's own retriers. Defaults to none: no retries.
-        public var retrier: (any RequestRetrier)?
-        /// The most seconds a request may take in all (attempts and retry delays included),
-        /// enforced by Formwork. A request's own `deadline(_:)` wins over it. Defaults to `nil`:
-        /// no total deadline, only the idle `timeout`.
-        public var deadline: TimeInterval?
-        /// When set, downloads fetch the body in ranges of at most this many bytes, one after the
-        /// other with `If-Range`. Defaults to `nil`: one request for the whole body (or, when
-        /// resuming, the whole rest), which over a real link is as fast as a plain download, while
-        /// every range would cost a round trip. Memory stays bounded either way: when writing to
-        /// disk falls behind the network, the session slows the network down (see
-        /// <doc:PlatformNotes>). Ranges remain as a fallback, e.g. for a proxy or server that cuts
-        /// long responses; servers that ignore ranges simply send the whole body.
-        public var downloadSegmentSize: Int64?
-        /// Monitors told about every request of the session (e.g. ``ConsoleLogger``).
-        public var eventMonitors: [any EventMonitor] = []
-        /// Whether identical GET and HEAD requests made while one is in flight share its network
-        /// request (coalescing; see ``RequestFormable/coalescesRequests``). Defaults to `true`.
-        public var coalescesRequests = true
-        /// Formwork's HTTP cache for the session's data requests (see ``HTTPCache`` and each
-        /// form's ``Formable/cachePolicy``). Defaults to `nil`: nothing is cached, as before.
-        public var cache: HTTPCache?
-        /// Whether requests follow the server's redirects (see ``RedirectPolicy``); a form's own
-        /// ``Formable/redirectPolicy`` wins. Defaults to ``RedirectPolicy/follow``.
-        public var redirectPolicy = RedirectPolicy.follow
-        /// What carries the session's requests over the network (see ``Transport``). Defaults to
-        /// `nil`: the built-in `URLSession` transport, on every platform.
-        public var transport: (any Transport)?
-
-        // Credentials ------------------------------------------------------------------------
-        /// Names (any letter case) of headers that carry credentials of your own, e.g.
-        /// `X-Api-Key`. Like `Authorization`, `Proxy-Authorization` and `Cookie`, they are removed
-        /// from a redirected request that leaves the origin (another scheme, host or port).
-        /// Defaults to none.
-        public var sensitiveHeaders: Set<String> = []
-        /// Answers a server's HTTP Basic or Digest challenge (a `401` with `WWW-Authenticate`),
-        /// once per request: if the server refuses it, the `401` is the outcome. Without one, the
-        /// `401` is delivered as an ordinary response on every platform. Defaults to `nil`.
-        public var credential: PasswordCredential?
-        /// Answers a proxy's HTTP Basic or Digest challenge (a `407`), once per request, like
-        /// ``credential``. Defaults to `nil`.
-        public var proxyCredential: PasswordCredential?
-
-        /// The default configuration.
-        public init() {}
-    }
-
     /// The session `Requestable`'s methods use unless told otherwise.
     public static let `default` = Session()
 
@@ -131,17 +67,17 @@ public final class Session: Sendable {
     var layeredTransport: any Transport {
         let coalescing = CoalescingTransport(base: transport, coalescer: coalescer)
         guard let cache = configuration.cache else { return coalescing }
-        let (configuration, settings) = (self.configuration, self.settings)
+        let settings = self.settings
         let rules = CachingTransport.ExchangeRules(
             redirect: { response, request in
                 try? RedirectRule.follow(
-                    response, to: request, hasBody: false, sensitiveHeaders: configuration.sensitiveHeaders)
+                    response, to: request, hasBody: false, sensitiveHeaders: settings.sensitiveHeaders)
             },
             credential: { isProxy, previousFailures in
                 settings.credential(isProxy: isProxy, previousFailures: previousFailures)
             })
         return CachingTransport(
-            base: coalescing, cache: cache, sensitiveHeaders: configuration.sensitiveHeaders, rules: rules)
+            base: coalescing, cache: cache, sensitiveHeaders: settings.sensitiveHeaders, rules: rules)
     }
 
     /// Creates a session.

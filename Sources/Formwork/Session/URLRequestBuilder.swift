@@ -58,7 +58,7 @@ enum URLRequestBuilder {
             // A new URLRequest's method is already GET; the setter costs ~8,000 instructions on Linux.
             request.httpMethod = method
         }
-        request.timeoutInterval = try timeout(form.timeout ?? configuration.timeout, request: request)
+        request.timeoutInterval = try timeout(form.timeout ?? configuration.timeouts.idle, request: request)
         var headers = configuration.headers.merging(form.headers)
         if let userAgent = configuration.userAgent, headers.value(for: "User-Agent") == nil {
             headers.add(name: "User-Agent", value: userAgent)

@@ -128,7 +128,7 @@ extension Session {
         // Stubs answer through the built-in transport's URLSession (a `URLProtocol`), whatever
         // transport the configuration names.
         configuration.transport = URLSessionTransport(configuration: urlConfiguration)
-        configuration.adapters.append(
+        configuration.interceptors.adapters.append(
             Adapter { request in
                 var request = request
                 request.setValue(stubs.id, forHTTPHeaderField: StubURLProtocol.registryHeader)

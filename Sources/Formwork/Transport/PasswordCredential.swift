@@ -3,7 +3,7 @@ import Foundation
 /// A user name and password that answer an HTTP Basic or Digest challenge (a `401` with
 /// `WWW-Authenticate`, or a proxy's `407` with `Proxy-Authenticate`).
 ///
-/// Set it on ``Session/Configuration/credential`` (or ``Session/Configuration/proxyCredential``).
+/// Set it on ``Session/Credentials/server`` (or ``Session/Credentials/proxy``).
 /// It is a plain `Sendable` value, so a configuration that holds it stays `Sendable` on every
 /// platform; Formwork hands URLSession a `URLCredential` that is never stored.
 public struct PasswordCredential: Sendable, Equatable {

@@ -40,7 +40,9 @@ extension DocSnippetTests {
                 logsHeaders: true,
                 write: { line in lines.append(line) })
             var configuration = Session.Configuration()
-            configuration.eventMonitors = [logger, SlowRequestReporter(threshold: 0) { lines.append($0) }]
+            configuration.interceptors.eventMonitors = [
+                logger, SlowRequestReporter(threshold: 0) { lines.append($0) },
+            ]
             let session = Session(stubs: stubs, configuration: configuration)
 
             let curl = await Debugging(session: session).reproduce()
@@ -54,11 +56,11 @@ extension DocSnippetTests {
             #expect(text.contains("slow: /me took"))
             #expect(!text.contains("secret"))
             let observed = Session { configuration in
-                configuration.eventMonitors = [
+                configuration.interceptors.eventMonitors = [
                     ConsoleLogger(), SlowRequestReporter(threshold: 2) { print($0) },
                 ]
             }
-            #expect(observed.configuration.eventMonitors.count == 2)
+            #expect(observed.configuration.interceptors.eventMonitors.count == 2)
         }
     }
 }

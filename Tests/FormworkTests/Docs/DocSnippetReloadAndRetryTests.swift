@@ -30,12 +30,12 @@ extension DocSnippetTests {
         }
 
         static let intranet = Session {
-            $0.credential = PasswordCredential(user: "ada", password: "lovelace")
+            $0.credentials.server = PasswordCredential(user: "ada", password: "lovelace")
         }
 
         @Test("Authentication challenges: the session's credential is set")
         func challengeSnippet() {
-            #expect(Self.intranet.configuration.credential?.user == "ada")
+            #expect(Self.intranet.configuration.credentials.server?.user == "ada")
         }
 
         static let onceOnMaintenance = Retrier { context in
@@ -44,7 +44,7 @@ extension DocSnippetTests {
         }
 
         static let signedAPI = Session { configuration in
-            configuration.adapters = [
+            configuration.interceptors.adapters = [
                 SigningAdapter(secret: "s3cret"),
                 Adapter { request in
                     var request = request
@@ -131,12 +131,16 @@ extension DocSnippetTests {
             #expect(await Self.onceOnMaintenance.decide(first) == .retry(after: 5))
             let second = RetryContext(request: nil, response: status, error: busy, retryCount: 1)
             #expect(await Self.onceOnMaintenance.decide(second) == .doNotRetry)
-            let patient = Session { $0.retrier = RetryPolicy(retryLimit: 3, maximumDelay: 10) }
-            #expect((patient.configuration.retrier as? RetryPolicy)?.retryLimit == 3)
+            let patient = Session {
+                $0.interceptors.retriers = [RetryPolicy(retryLimit: 3, maximumDelay: 10)]
+            }
+            #expect((patient.configuration.interceptors.retriers.first as? RetryPolicy)?.retryLimit == 3)
 
             let unsigned = URLRequest(url: URL(string: "https://api.example.com/articles?size=20&page=1")!)
-            let signed = try await AdapterChain(Self.signedAPI.configuration.adapters).adapt(
-                OutgoingRequest(unsigned))
+            var signed = OutgoingRequest(unsigned)
+            for adapter in Self.signedAPI.configuration.interceptors.adapters {
+                signed = try await adapter.adapt(signed)
+            }
             #expect(signed.url?.query?.hasPrefix("page=1&size=20&sign=") == true)
             #expect(signed.value(forHTTPHeaderField: "X-App-Version") == "2.4.0")
         }
@@ -158,9 +162,9 @@ extension DocSnippetTests {
             let auth = AuthenticationInterceptor(
                 authenticator: TokenRefresher(session: Session(stubs: stubs)), credential: stored)
             var configuration = Session.Configuration()
-            configuration.adapters = [auth]
+            configuration.interceptors.adapters = [auth]
             // refresh on 401, else back off
-            configuration.retrier = RetrierChain([auth, RetryPolicy.default])
+            configuration.interceptors.retriers = [auth, RetryPolicy.default]
             let account = Session(stubs: stubs, configuration: configuration)
 
             struct MeForm: RequestFormable {
@@ -208,8 +212,8 @@ extension DocSnippetTests {
             // Before the stub's own answer at 30 s (no tighter bound: a busy machine under TSan
             // took 12 s to run this).
             #expect(Date().timeIntervalSince(started) < 30)
-            let bounded = Session { $0.deadline = 60 }
-            #expect(bounded.configuration.deadline == 60)
+            let bounded = Session { $0.timeouts.total = 60 }
+            #expect(bounded.configuration.timeouts.total == 60)
         }
     }
 }

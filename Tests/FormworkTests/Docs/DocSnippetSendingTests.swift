@@ -10,10 +10,10 @@ extension DocSnippetTests {
         enum API {
             static let session = Session { configuration in
                 configuration.headers = ["X-Client": "ios"]  // a form's own headers win on a clash
-                configuration.timeout = 20  // idle timeout, seconds
+                configuration.timeouts.idle = 20  // idle timeout, seconds
                 configuration.acceptableStatusCodes = 200..<300  // nil turns default validation off
-                configuration.retrier = RetryPolicy.default  // retry transient failures
-                configuration.deadline = 60  // total time per request, all attempts
+                configuration.interceptors.retriers = [RetryPolicy.default]  // retry transient failures
+                configuration.timeouts.total = 60  // total time per request, all attempts
             }
         }
 
@@ -57,7 +57,7 @@ extension DocSnippetTests {
             let caller = Caller()
 
             #expect(API.session.configuration.headers["x-client"] == "ios")
-            #expect(API.session.configuration.deadline == 60)
+            #expect(API.session.configuration.timeouts.total == 60)
 
             let received = Lines()
             let chained = caller.request(ArticlesForm(), session: session)
@@ -123,7 +123,7 @@ extension DocSnippetTests {
             stubs.stub(.get, "https://api.example.com/articles", .json(articlesJSON))
             let (finishes, finished) = AsyncStream.makeStream(of: Void.self)
             var configuration = Session.Configuration()
-            configuration.eventMonitors = [FinishSignal { finished.yield() }]
+            configuration.interceptors.eventMonitors = [FinishSignal { finished.yield() }]
             let session = Session(stubs: stubs, configuration: configuration)
 
             let prefetched = Self.prefetch(session: session)

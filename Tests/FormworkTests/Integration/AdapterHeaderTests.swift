@@ -79,7 +79,7 @@ struct AdapterHeaderTests {
     @Test("A session adapter's token with a trailing newline fails with .invalidHeader, nothing is sent")
     func sessionAdapter() async throws {
         let tag = freshTag()
-        let session = Session { $0.adapters = [TokenAdapter(token: "s3cret\n")] }
+        let session = Session { $0.interceptors.adapters = [TokenAdapter(token: "s3cret\n")] }
         let response = await client.request(try await form(tag: tag), session: session).handled(Echo.self)
         expectRefused(response.error)
         #expect(try await requestsSeen(tag: tag) == 0)
@@ -110,7 +110,7 @@ struct AdapterHeaderTests {
         arguments: HeaderSetter.allCases)
     func goodTokenEverySetter(_ setter: HeaderSetter) async throws {
         let tag = freshTag()
-        let session = Session { $0.adapters = [tokenAdapter("s3cret-session", setter)] }
+        let session = Session { $0.interceptors.adapters = [tokenAdapter("s3cret-session", setter)] }
         let echo = try await client.request(try await form(tag: tag), session: session)
             .adapt(
                 Adapter { request in
@@ -140,7 +140,7 @@ struct AdapterHeaderTests {
         arguments: badTokens, HeaderSetter.allCases)
     func sessionAdapterEverySetter(token: String, setter: HeaderSetter) async throws {
         let tag = freshTag()
-        let session = Session { $0.adapters = [tokenAdapter(token, setter)] }
+        let session = Session { $0.interceptors.adapters = [tokenAdapter(token, setter)] }
         let response = await client.request(try await form(tag: tag), session: session).handled(Echo.self)
         expectRefused(response.error, naming: "X-Api-Token")
         #expect(try await requestsSeen(tag: tag) == 0)
@@ -149,7 +149,7 @@ struct AdapterHeaderTests {
     @Test("A request adapter after a good session adapter still fails the request with its bad value")
     func badAfterGood() async throws {
         let tag = freshTag()
-        let session = Session { $0.adapters = [tokenAdapter("s3cret-good", .setValue)] }
+        let session = Session { $0.interceptors.adapters = [tokenAdapter("s3cret-good", .setValue)] }
         let response = await client.request(try await form(tag: tag), session: session)
             .adapt(tokenAdapter("s3cret-bad\n", .setValue))
             .handled(Echo.self)

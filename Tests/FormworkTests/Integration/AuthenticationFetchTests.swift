@@ -51,8 +51,8 @@ struct AuthenticationFetchTests {
 
     private func session(_ auth: some RequestAdapter & RequestRetrier) -> Session {
         Session {
-            $0.adapters = [auth]
-            $0.retrier = auth
+            $0.interceptors.adapters = [auth]
+            $0.interceptors.retriers = [auth]
             $0.coalescesRequests = false
         }
     }

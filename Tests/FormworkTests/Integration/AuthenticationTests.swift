@@ -61,8 +61,8 @@ struct AuthenticationTests {
             authenticator: DemoAuthenticator(base: base, realm: realm),
             credential: Token(value: "\(realm)-stale"))
         let session = Session {
-            $0.adapters = [auth]
-            $0.retrier = auth
+            $0.interceptors.adapters = [auth]
+            $0.interceptors.retriers = [auth]
             // Each of the 50 must reach the server (identical replays would otherwise share one).
             $0.coalescesRequests = false
         }
@@ -91,8 +91,8 @@ struct AuthenticationTests {
             authenticator: DemoAuthenticator(base: base, realm: realm),
             credential: Token(value: "\(realm)-0", expired: true))
         let session = Session {
-            $0.adapters = [auth]
-            $0.retrier = auth
+            $0.interceptors.adapters = [auth]
+            $0.interceptors.retriers = [auth]
         }
         let form = TestForm(url: base + "/auth/protected", parameters: ["realm": realm])
         #expect(
@@ -108,8 +108,8 @@ struct AuthenticationTests {
             authenticator: DemoAuthenticator(base: base, realm: realm, failsRefresh: true),
             credential: Token(value: "\(realm)-stale"))
         let session = Session {
-            $0.adapters = [auth]
-            $0.retrier = auth
+            $0.interceptors.adapters = [auth]
+            $0.interceptors.retriers = [auth]
         }
         let statuses = await withTaskGroup(of: Int?.self) { group in
             for _ in 0..<10 {

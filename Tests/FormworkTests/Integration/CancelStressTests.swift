@@ -75,7 +75,7 @@ extension TimingSensitiveSuites {
             let watcher = CancelAtStart()
             // Two sessions: completion-handler tasks (no monitor) and delegate-routed tasks.
             let plain = Session()
-            let watched = Session { $0.eventMonitors = [watcher] }
+            let watched = Session { $0.interceptors.eventMonitors = [watcher] }
             let started = Date()
             let endings = await withTaskGroup(of: Ending.self) { group -> [Ending] in
                 var endings: [Ending] = []

@@ -66,7 +66,7 @@ struct ChallengeTests {
     @Test("A proxy challenge (407) is an ordinary 407 at once")
     func proxyChallenge() async throws {
         let tag = freshTag()
-        let session = Session { $0.proxyCredential = PasswordCredential(user: "ada", password: "lovelace") }
+        let session = Session { $0.credentials.proxy = PasswordCredential(user: "ada", password: "lovelace") }
         let (response, elapsed) = await send(try await form("/challenge/proxy", tag: tag), session: session)
         #expect(elapsed < Self.bound)
         #expect(response.error?.statusCode == 407)
@@ -76,7 +76,9 @@ struct ChallengeTests {
     @Test("The session's credential answers a Basic challenge")
     func rightCredential() async throws {
         let tag = freshTag()
-        let session = Session { $0.credential = PasswordCredential(user: "ada", password: "lovelace") }
+        let session = Session {
+            $0.credentials.server = PasswordCredential(user: "ada", password: "lovelace")
+        }
         let (response, elapsed) = await send(try await form("/challenge/basic", tag: tag), session: session)
         #expect(elapsed < Self.bound)
         #expect(response.value?.user == "ada")
@@ -86,7 +88,7 @@ struct ChallengeTests {
     @Test("A wrong credential is tried once, then the 401 is delivered")
     func wrongCredential() async throws {
         let tag = freshTag()
-        let session = Session { $0.credential = PasswordCredential(user: "ada", password: "wrong") }
+        let session = Session { $0.credentials.server = PasswordCredential(user: "ada", password: "wrong") }
         let (response, elapsed) = await send(try await form("/challenge/basic", tag: tag), session: session)
         #expect(elapsed < Self.bound)
         #expect(response.error?.statusCode == 401)
@@ -95,7 +97,9 @@ struct ChallengeTests {
 
     @Test("A credential never answers a Digest or Bearer challenge it cannot meet: the 401 comes at once")
     func credentialOnOtherSchemes() async throws {
-        let session = Session { $0.credential = PasswordCredential(user: "ada", password: "lovelace") }
+        let session = Session {
+            $0.credentials.server = PasswordCredential(user: "ada", password: "lovelace")
+        }
         for path in ["/challenge/digest", "/challenge/bearer"] {
             let (response, elapsed) = await send(try await form(path, tag: freshTag()), session: session)
             #expect(elapsed < Self.bound)
@@ -108,8 +112,8 @@ struct ChallengeTests {
         let tag = freshTag()
         let finished = Counter()
         let session = Session {
-            $0.eventMonitors = [FinishRecorder { finished.increment() }]
-            $0.retrier = RetryPolicy(baseDelay: 0.01, retryableStatusCodes: [401])
+            $0.interceptors.eventMonitors = [FinishRecorder { finished.increment() }]
+            $0.interceptors.retriers = [RetryPolicy(baseDelay: 0.01, retryableStatusCodes: [401])]
         }
         let (response, elapsed) = await send(try await form("/challenge/basic", tag: tag), session: session)
         #expect(elapsed < Self.bound)
@@ -126,8 +130,8 @@ struct ChallengeTests {
             authenticator: BasicAuthenticator(rightPassword: "lovelace"),
             credential: BasicToken(password: "stale"))
         let session = Session {
-            $0.adapters = [auth]
-            $0.retrier = auth
+            $0.interceptors.adapters = [auth]
+            $0.interceptors.retriers = [auth]
         }
         let (response, elapsed) = await send(try await form("/challenge/basic", tag: tag), session: session)
         #expect(elapsed < Self.bound)

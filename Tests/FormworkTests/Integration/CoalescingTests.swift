@@ -241,7 +241,7 @@ struct CoalescingTests {
         let monitor = CoalescingMonitor()
         let lines = Protected([String]())
         let logger = ConsoleLogger { line in lines.withLock { $0.append(line) } }
-        let session = Session { $0.eventMonitors = [monitor, logger] }
+        let session = Session { $0.interceptors.eventMonitors = [monitor, logger] }
         let requests = (0..<5).map { _ in client.request(TestForm(url: url), session: session).resume() }
         try await waitUntilShared(by: 5, url: url, in: session)
         try await release(key)

@@ -12,7 +12,7 @@ struct CredentialRedirectTests {
         "Authorization": "Bearer secret-1", "Proxy-Authorization": "Basic secret-2", "Cookie": "sid=secret-3",
         "X-Api-Key": "secret-4", "X-Other": "kept",
     ]
-    let session = Session { $0.sensitiveHeaders = ["x-API-key"] }
+    let session = Session { $0.credentials.sensitiveHeaders = ["x-API-key"] }
 
     private func echoAfterRedirect(to target: String) async throws -> Echo {
         let base = try await DemoServer.baseURL()

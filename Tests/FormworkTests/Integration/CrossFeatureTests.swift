@@ -236,8 +236,8 @@ struct CrossFeatureTests {
             authenticator: DemoAuthenticator(base: base, realm: realm),
             credential: Token(value: "\(realm)-stale"))
         let session = Session {
-            $0.adapters = [auth]
-            $0.retrier = auth
+            $0.interceptors.adapters = [auth]
+            $0.interceptors.retriers = [auth]
         }
         let tokens = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<20 {

@@ -55,7 +55,7 @@ struct DeliveryPathTests {
 
     @Test("Event monitors keep the delegate path, so their byte counts stay exact")
     func monitored() async throws {
-        let session = Session { $0.eventMonitors = [RecordingMonitor()] }
+        let session = Session { $0.interceptors.eventMonitors = [RecordingMonitor()] }
         let request = client.request(
             TestForm(url: try await DemoServer.url("/slow?ms=60000")), session: session
         ).resume()

@@ -92,7 +92,7 @@ struct FaultTests {
         let url = try await DemoServer.url(
             "/fault/retry-after?key=\(key())&failures=1&after=2&date=\(asDate ? 1 : 0)")
         let monitor = RecordingMonitor()
-        let session = Session { $0.eventMonitors = [monitor] }
+        let session = Session { $0.interceptors.eventMonitors = [monitor] }
         // Backoff with its jitter pinned to the top would wait exactly 30 s; the server asks for 2 s.
         var policy = RetryPolicy(baseDelay: 30, maximumDelay: 60)
         policy.random = { $0.upperBound }

@@ -71,7 +71,7 @@ struct HTTPCacheTests {
     {
         Session {
             $0.cache = cache
-            $0.eventMonitors = monitors
+            $0.interceptors.eventMonitors = monitors
         }
     }
 
@@ -348,10 +348,12 @@ struct HTTPCacheTests {
         let asked = Protected(0)
         let session = Session {
             $0.cache = HTTPCache()
-            $0.retrier = Retrier { _ in
-                asked.withLock { $0 += 1 }
-                return .doNotRetry
-            }
+            $0.interceptors.retriers = [
+                Retrier { _ in
+                    asked.withLock { $0 += 1 }
+                    return .doNotRetry
+                }
+            ]
         }
         let address = try await url(id, "cc=max-age=60")
         #expect(await fetch(CacheForm(url: address), session: session).value?.version == 1)

@@ -32,7 +32,7 @@ struct HTTPSTests {
     func untrustedNotRetried() async throws {
         let server = try await DemoServer.tls()
         let monitor = RecordingMonitor()
-        let session = Session { $0.eventMonitors = [monitor] }
+        let session = Session { $0.interceptors.eventMonitors = [monitor] }
         let response = await client.request(TestForm(url: server.url("/echo")), session: session)
             .retry(RetryPolicy(baseDelay: 0.01))
             .handledString()

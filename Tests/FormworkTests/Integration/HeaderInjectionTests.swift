@@ -109,7 +109,7 @@ struct HeaderInjectionTests {
     @Test("A session adapter's bad header fails the request and nothing is sent", arguments: BadHeader.all)
     func sessionAdapter(_ header: BadHeader) async throws {
         let tag = freshTag()
-        let session = Session { $0.adapters = [InjectingAdapter(header: header)] }
+        let session = Session { $0.interceptors.adapters = [InjectingAdapter(header: header)] }
         let response = await client.request(try await form(tag: tag), session: session).handled(Echo.self)
         expectRefused(response.error, header)
         #expect(try await requestsSeen(tag: tag) == 0)
@@ -122,8 +122,8 @@ struct HeaderInjectionTests {
         let auth = AuthenticationInterceptor(
             authenticator: InjectingAuthenticator(), credential: InjectingCredential(header: header))
         let session = Session {
-            $0.adapters = [auth]
-            $0.retrier = auth
+            $0.interceptors.adapters = [auth]
+            $0.interceptors.retriers = [auth]
         }
         let response = await client.request(try await form(tag: tag), session: session).handled(Echo.self)
         expectRefused(response.error, header)

@@ -55,7 +55,7 @@ struct InterceptorTests {
     @Test("Session adapters run before request adapters, on every request")
     func adapterOrder() async throws {
         let session = Session {
-            $0.adapters = [
+            $0.interceptors.adapters = [
                 BaseParameters(items: [
                     URLQueryItem(name: "app", value: "demo"), URLQueryItem(name: "v", value: "2"),
                 ])
@@ -106,7 +106,7 @@ struct InterceptorTests {
     @Test("A transport failure is retried; the session's retrier applies when the request has none")
     func transportRetry() async throws {
         let attempts = AttemptCounter()
-        let session = Session { $0.retrier = RetryPolicy(retryLimit: 3, baseDelay: 0.01) }
+        let session = Session { $0.interceptors.retriers = [RetryPolicy(retryLimit: 3, baseDelay: 0.01)] }
         let response = await client.request(
             TestForm(url: "http://127.0.0.1:\(try UnusedPort.find())/"), session: session
         ).adapt(attempts).handledString()
@@ -155,7 +155,7 @@ struct InterceptorTests {
         #expect(Date().timeIntervalSince(started) < 30)  // far sooner than the server would answer
 
         let attempts = AttemptCounter()
-        let session = Session { $0.deadline = 0.5 }
+        let session = Session { $0.timeouts.total = 0.5 }
         let retrying = await client.request(
             TestForm(url: try await DemoServer.url("/status/503")), session: session
         )

@@ -45,8 +45,8 @@ struct ObservabilityTests {
     func monitorEvents() async throws {
         let monitor = RecordingMonitor()
         let session = Session {
-            $0.eventMonitors = [monitor]
-            $0.adapters = [BaseParameters(items: [URLQueryItem(name: "app", value: "demo")])]
+            $0.interceptors.eventMonitors = [monitor]
+            $0.interceptors.adapters = [BaseParameters(items: [URLQueryItem(name: "app", value: "demo")])]
         }
         _ = await client.request(TestForm(url: try await DemoServer.url("/status/503")), session: session)
             .retry(RetryPolicy(retryLimit: 1, baseDelay: 0.01)).handledString()
@@ -58,7 +58,7 @@ struct ObservabilityTests {
         #expect(metrics.bytesReceived > 0)
 
         let upload = RecordingMonitor()
-        let uploads = Session { $0.eventMonitors = [upload] }
+        let uploads = Session { $0.interceptors.eventMonitors = [upload] }
         _ = try await client.upload(
             TestDataUpload(url: try await DemoServer.url("/echo"), data: Data(count: 5000)), session: uploads
         ).data()
@@ -69,7 +69,7 @@ struct ObservabilityTests {
     @Test("A request's id is the same every time it is read, for monitors too, and unique")
     func requestIDs() async throws {
         let monitor = RecordingMonitor()
-        let session = Session { $0.eventMonitors = [monitor] }
+        let session = Session { $0.interceptors.eventMonitors = [monitor] }
         let url = try await DemoServer.url("/echo")
         let first = client.request(TestForm(url: url), session: session)
         let second = client.request(TestForm(url: url), session: session)
@@ -85,7 +85,7 @@ struct ObservabilityTests {
         let sink = LineSink()
         let logger = ConsoleLogger(
             redaction: Redaction(headers: ["X-Api-Key"], queryItems: ["token"]), write: sink.write)
-        let session = Session { $0.eventMonitors = [logger] }
+        let session = Session { $0.interceptors.eventMonitors = [logger] }
         let form = TestForm(
             url: try await DemoServer.url("/echo"),
             headers: [

@@ -83,7 +83,7 @@ struct SendingTests {
         let echo = try await request.decode(Echo.self)
         #expect(echo.method == "GET")
         #expect(echo.query.isEmpty)
-        #expect(request.request?.timeoutInterval == Session.default.configuration.timeout)
+        #expect(request.request?.timeoutInterval == Session.default.configuration.timeouts.idle)
     }
 
     @Test("HEAD and every other method reach the server as written")

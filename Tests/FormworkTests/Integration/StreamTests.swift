@@ -92,9 +92,9 @@ struct StreamTests {
         )
         let starts = StartCounter()
         let session = Session {
-            $0.adapters = [auth]
-            $0.retrier = auth
-            $0.eventMonitors = [starts]
+            $0.interceptors.adapters = [auth]
+            $0.interceptors.retriers = [auth]
+            $0.interceptors.eventMonitors = [starts]
         }
         let url = base + "/sse?key=\(key)&realm=\(realm)&rotate=1&count=2&total=6&retry=10"
         let events = try await collect(client.stream(TestForm(url: url), session: session).events())

@@ -34,8 +34,8 @@ struct StubbingTests {
             [.text("busy", statusCode: 503), .text("busy", statusCode: 503), .json("{}")])
         let monitor = RecordingMonitor()
         var configuration = Session.Configuration()
-        configuration.retrier = RetryPolicy(baseDelay: 0.01)
-        configuration.eventMonitors = [monitor]
+        configuration.interceptors.retriers = [RetryPolicy(baseDelay: 0.01)]
+        configuration.interceptors.eventMonitors = [monitor]
         let session = Session(stubs: stubs, configuration: configuration)
         let value = try await client.request(TestForm(url: api + "/flaky"), session: session).decode(
             EmptyBody.self)

@@ -37,7 +37,7 @@ extension TimingSensitiveSuites {
 
         @Test("A session timeout of 0.4 s (no form timeout) is enforced precisely too")
         func subSecondSessionTimeout() async throws {
-            let session = Session { $0.timeout = 0.4 }
+            let session = Session { $0.timeouts.idle = 0.4 }
             let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"))
             let (error, seconds) = await timed(client.request(form, session: session))
             #expect(error?.isTimeout == true)
@@ -47,7 +47,7 @@ extension TimingSensitiveSuites {
 
         @Test("A form's longer timeout wins over the session's shorter one")
         func formTimeoutWinsOverSession() async throws {
-            let session = Session { $0.timeout = 1 }
+            let session = Session { $0.timeouts.idle = 1 }
             let form = TestForm(url: try await DemoServer.url("/slow?ms=2200"), timeout: 5)
             let (error, seconds) = await timed(client.request(form, session: session))
             #expect(error == nil)
@@ -65,7 +65,7 @@ extension TimingSensitiveSuites {
 
         @Test("A request's deadline wins over the session's default deadline")
         func requestDeadlineWinsOverSession() async throws {
-            let session = Session { $0.deadline = 30 }
+            let session = Session { $0.timeouts.total = 30 }
             let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"))
             let (error, seconds) = await timed(client.request(form, session: session).deadline(0.5))
             #expect(error?.isTimeout == true)

@@ -103,13 +103,13 @@ struct CredentialSafetyTests {
         }
         #expect(answer() == nil)
         #expect(ChallengeAnswer(method: basic) { answer() } == .deliverResponse)
-        configuration.credential = credential
+        configuration.credentials.server = credential
         #expect(answer() == credential)
         #expect(ChallengeAnswer(method: basic) { answer() } == .useCredential(credential))
         #expect(answer(failures: 1) == nil)
         #expect(ChallengeAnswer(method: basic) { answer(failures: 1) } == .deliverResponse)
         #expect(answer(proxy: true) == nil)
-        configuration.proxyCredential = credential
+        configuration.credentials.proxy = credential
         #expect(answer(proxy: true) == credential)
         #expect(
             ChallengeAnswer(method: NSURLAuthenticationMethodNTLM) { answer() } == .performDefaultHandling)

@@ -26,7 +26,7 @@ final class LoadingMaskScenario: Scenario, Requestable {
         // like a slow mobile network, so that the mask stays long enough to be seen.
         let latency = stage.delay(1500)
         let slowNetwork = Session { configuration in
-            configuration.adapters = [
+            configuration.interceptors.adapters = [
                 Adapter { request in
                     try await Task.sleep(for: .milliseconds(latency))
                     return request

@@ -1,0 +1,119 @@
+import Foundation
+
+extension Session {
+    /// Defaults for every request of a session, in groups: what requests carry and accept, their
+    /// ``Timeouts``, the ``Interceptors`` that adapt, retry and watch them, the ``Credentials`` that
+    /// answer challenges, the HTTP ``cache``, and the ``transport`` that carries them.
+    public struct Configuration: Sendable {
+        // Requests ---------------------------------------------------------------------------
+        /// Headers added to every request; a form's own headers win on a clash. Defaults to none.
+        public var headers = HTTPHeaders()
+        /// The `User-Agent` of requests that set none themselves (in ``headers``, the form's
+        /// headers, or an adapter, which all win). Defaults to ``defaultUserAgent``, which names the
+        /// app, the operating system and Formwork; `nil` leaves the header to the transport
+        /// (corelibs URLSession on Linux then sends `<process> (unknown version) curl/<version>`).
+        public var userAgent: String? = Configuration.defaultUserAgent
+        /// The status codes accepted when a request sets none itself. Defaults to `200..<300`;
+        /// `nil` turns default validation off.
+        public var acceptableStatusCodes: Range<Int>? = 200..<300
+        /// Whether requests follow the server's redirects (see ``RedirectPolicy``); a form's own
+        /// ``Formable/redirectPolicy`` wins. Defaults to ``RedirectPolicy/follow``.
+        public var redirectPolicy = RedirectPolicy.follow
+        /// How long requests may wait and take.
+        public var timeouts = Timeouts()
+        /// Adapters, retriers and event monitors applied to every request of the session.
+        public var interceptors = Interceptors()
+        /// What answers the challenges of servers and proxies, and which headers carry credentials.
+        public var credentials = Credentials()
+
+        // Features ---------------------------------------------------------------------------
+        /// Formwork's HTTP cache for the session's data requests (see ``HTTPCache`` and each
+        /// form's ``Formable/cachePolicy``). Defaults to `nil`: nothing is cached.
+        public var cache: HTTPCache?
+        /// Whether identical GET and HEAD requests made while one is in flight share its network
+        /// request (coalescing; see ``RequestFormable/coalescesRequests``). Defaults to `true`.
+        public var coalescesRequests = true
+        /// When set, downloads fetch the body in ranges of at most this many bytes, one after the
+        /// other with `If-Range`. Defaults to `nil`: one request for the whole body (or, when
+        /// resuming, the whole rest), which over a real link is as fast as a plain download, while
+        /// every range would cost a round trip. Memory stays bounded either way: when writing to
+        /// disk falls behind the network, the session slows the network down (see
+        /// <doc:PlatformNotes>). Ranges remain as a fallback, e.g. for a proxy or server that cuts
+        /// long responses; servers that ignore ranges simply send the whole body.
+        public var downloadSegmentSize: Int64?
+
+        // Transport --------------------------------------------------------------------------
+        /// What carries the session's requests over the network (see ``Transport``). Defaults to
+        /// `nil`: the built-in `URLSession` transport, on every platform.
+        public var transport: (any Transport)?
+
+        /// The default configuration.
+        public init() {}
+    }
+
+    /// How long a session's requests may wait and take.
+    public struct Timeouts: Sendable, Equatable {
+        /// The idle timeout in seconds: an attempt fails when nothing arrives or leaves for this
+        /// long, when its form sets none (see ``Formable/timeout``; per attempt, precise to about
+        /// 0.1 s). Defaults to 60.
+        public var idle: TimeInterval = 60
+        /// The most seconds a request may take in all (attempts and retry delays included),
+        /// enforced by Formwork. A request's own `deadline(_:)` wins over it. Defaults to `nil`:
+        /// no total limit, only the ``idle`` timeout.
+        public var total: TimeInterval?
+
+        /// Timeouts with the defaults: 60 seconds idle, no total limit.
+        public init(idle: TimeInterval = 60, total: TimeInterval? = nil) {
+            self.idle = idle
+            self.total = total
+        }
+    }
+
+    /// What a session applies to every request it runs, before the request's own.
+    public struct Interceptors: Sendable {
+        /// Adapters applied to every request of the session, before the request's own.
+        public var adapters: [any RequestAdapter] = []
+        /// Retriers asked, in order, after a request's own retriers, about a failed attempt; the
+        /// first that retries wins. Defaults to none: no retries.
+        public var retriers: [any RequestRetrier] = []
+        /// Monitors told about every request of the session (e.g. ``ConsoleLogger``).
+        public var eventMonitors: [any EventMonitor] = []
+
+        /// Interceptors: by default none.
+        public init(
+            adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [],
+            eventMonitors: [any EventMonitor] = []
+        ) {
+            self.adapters = adapters
+            self.retriers = retriers
+            self.eventMonitors = eventMonitors
+        }
+    }
+
+    /// What answers the challenges of servers and proxies, and which headers carry credentials.
+    public struct Credentials: Sendable {
+        /// Answers a server's HTTP Basic or Digest challenge (a `401` with `WWW-Authenticate`),
+        /// once per request: if the server refuses it, the `401` is the outcome. Without one, the
+        /// `401` is delivered as an ordinary response on every platform. Defaults to `nil`.
+        public var server: PasswordCredential?
+        /// Answers a proxy's HTTP Basic or Digest challenge (a `407`), once per request, like
+        /// ``server``. Defaults to `nil`.
+        public var proxy: PasswordCredential?
+        /// Names (any letter case) of headers that carry credentials of your own, e.g.
+        /// `X-Api-Key`. Like `Authorization`, `Proxy-Authorization` and `Cookie`, they are removed
+        /// from a redirected request that leaves the origin (another scheme, host or port), and
+        /// a response to a request that carries one is cached for that credential only. Defaults
+        /// to none.
+        public var sensitiveHeaders: Set<String> = []
+
+        /// Credentials: by default none.
+        public init(
+            server: PasswordCredential? = nil, proxy: PasswordCredential? = nil,
+            sensitiveHeaders: Set<String> = []
+        ) {
+            self.server = server
+            self.proxy = proxy
+            self.sensitiveHeaders = sensitiveHeaders
+        }
+    }
+}

@@ -5,6 +5,6 @@ import DemoServerCore
 @main
 enum DemoServerMain {
     static func main() async {
-        await DemoServerProgram.main(name: "DemoServer", tls: nil)
+        await DemoServerProgram.run(name: "DemoServer", tls: nil)
     }
 }

@@ -10,7 +10,7 @@ public enum DemoServerProgram {
     /// - Parameters:
     ///   - name: The executable's name, for the usage line and error messages.
     ///   - tls: How to speak TLS; without it the `--tls-*` options are refused.
-    public static func main(name: String, tls: TLSSupport?) async -> Never {
+    public static func run(name: String, tls: TLSSupport?) async -> Never {
         let options: Options
         do {
             options = try Options.parse(

@@ -1,6 +1,6 @@
 import NIOCore
 
-/// TLS for the demo server's HTTPS listeners, given to ``DemoServerProgram/main(name:tls:)`` by
+/// TLS for the demo server's HTTPS listeners, given to ``DemoServerProgram/run(name:tls:)`` by
 /// the executable that links a TLS library (`DemoServerTLS`, on swift-nio-ssl). The shared server
 /// code names no TLS library, so `DemoServer`, and the demo that builds it, compile without one.
 public struct TLSSupport: Sendable {

@@ -5,6 +5,6 @@ import DemoServerCore
 @main
 enum DemoServerTLSMain {
     static func main() async {
-        await DemoServerProgram.main(name: "DemoServerTLS", tls: .nioSSL)
+        await DemoServerProgram.run(name: "DemoServerTLS", tls: .nioSSL)
     }
 }

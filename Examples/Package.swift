@@ -153,6 +153,7 @@ let package = Package(
                 .product(name: "Formwork", package: "Formwork"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            exclude: ["README.md"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
     ],

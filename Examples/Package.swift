@@ -2,13 +2,15 @@
 import PackageDescription
 
 // The examples that go with Formwork: a demo HTTP server (plain SwiftNIO) that the library's
-// integration tests start on 127.0.0.1, and later a demo CLI and a benchmark.
+// integration tests start on 127.0.0.1 (and the same server with HTTPS listeners for the HTTPS
+// suites), a demo CLI, a benchmark, a memory check and a transport on AsyncHTTPClient.
 // The Formwork library itself has no dependencies; only this package names SwiftNIO.
 let package = Package(
     name: "FormworkExamples",
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "DemoServer", targets: ["DemoServer"]),
+        .executable(name: "DemoServerTLS", targets: ["DemoServerTLS"]),
         .executable(name: "MemoryCheck", targets: ["MemoryCheck"]),
         .executable(name: "Demo", targets: ["Demo"]),
         .executable(name: "Benchmark", targets: ["Benchmark"]),
@@ -20,21 +22,22 @@ let package = Package(
         // The Formwork library (used by the demo CLI and benchmark targets, not by DemoServer).
         .package(name: "Formwork", path: ".."),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
-        // TLS for the demo server's HTTPS listeners (`--tls-port`), which the HTTPS suite tests against.
+        // TLS for DemoServerTLS's HTTPS listeners (`--tls-port`), which the HTTPS suites test against,
+        // and for AsyncHTTPClient. Nothing the demo builds links it (BoringSSL is ~700 C files).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // The HTTP client under the FormworkAsyncHTTPClient transport.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
-        .executableTarget(
-            name: "DemoServer",
+        // The demo server: its routes, handler and options, run by the two executables below.
+        .target(
+            name: "DemoServerCore",
             dependencies: [
                 "ExampleSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),
@@ -43,6 +46,22 @@ let package = Package(
                 // a light load next to the tests on a 2-core machine.
                 .unsafeFlags(["-O"]),
             ]
+        ),
+        // The plain HTTP demo server (no TLS library): the demo, benchmark, MemoryCheck and tests start it.
+        .executableTarget(
+            name: "DemoServer",
+            dependencies: ["DemoServerCore"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // The same server with HTTPS listeners (`--tls-port`) on swift-nio-ssl, for the HTTPS suites.
+        .executableTarget(
+            name: "DemoServerTLS",
+            dependencies: [
+                "DemoServerCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // Shared by the examples: starting the demo server, measuring memory.
         .target(
@@ -103,12 +122,13 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        // Drives the transport directly against the demo server (DemoServer is a dependency only so
-        // that building the tests builds the server they start).
+        // Drives the transport directly against the demo server (DemoServer and DemoServerTLS are
+        // dependencies only so that building the tests builds the servers they start).
         .testTarget(
             name: "FormworkAsyncHTTPClientTests",
             dependencies: [
-                "FormworkAsyncHTTPClient", "ExampleSupport", "DemoServer", "FormworkTestSupport",
+                "FormworkAsyncHTTPClient", "ExampleSupport", "DemoServer", "DemoServerTLS",
+                "FormworkTestSupport",
                 .product(name: "Formwork", package: "Formwork"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -124,14 +144,16 @@ let package = Package(
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // Formwork's behaviour suite (the root package's integration suites, through symbolic links
-        // in Tests/FormworkBehaviourTests) run against the AsyncHTTPClient transport.
+        // in Tests/FormworkBehaviourTests) run against the AsyncHTTPClient transport. DemoServer and
+        // DemoServerTLS (for its HTTPSTests) are dependencies so that building the tests builds them.
         .testTarget(
             name: "FormworkBehaviourTests",
             dependencies: [
-                "FormworkAsyncHTTPClient", "FormworkTestSupport", "DemoServer",
+                "FormworkAsyncHTTPClient", "FormworkTestSupport", "DemoServer", "DemoServerTLS",
                 .product(name: "Formwork", package: "Formwork"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            exclude: ["README.md"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
     ],

@@ -4,9 +4,10 @@ extension DemoServer {
     /// The demo server's HTTPS side, started on first call (only the suites that use it pay for
     /// making certificates and a second server process; ``baseURL()`` is not affected).
     ///
-    /// The server runs with `--tls-cert`/`--tls-key` for the certificates of a fresh
-    /// ``TestCertificates`` and prints one `Formwork demo server listening on https://...` line per
-    /// TLS listener after its plain `http://` line.
+    /// The server is `DemoServerTLS` (the demo server with HTTPS listeners, found or built like
+    /// `DemoServer`: see ``DemoServerExecutable``), run with `--tls-cert`/`--tls-key` for the
+    /// certificates of a fresh ``TestCertificates``; it prints one `Formwork demo server listening
+    /// on https://...` line per TLS listener after its plain `http://` line.
     /// - Returns: Its URLs and certificates.
     /// - Throws: ``DemoServerError`` when the certificates cannot be made or the server cannot start.
     public static func tls() async throws -> TLSDemoServer {

@@ -8,6 +8,8 @@ import Foundation
 ///
 /// Set `FORMWORK_DEMO_SERVER` to a prebuilt `DemoServer` executable to skip the build; otherwise
 /// the first call builds it with `swift build --package-path <repo>/Examples --product DemoServer`.
+/// The HTTPS suites start `DemoServerTLS` instead (``DemoServer/tls()``), found the same way
+/// (``DemoServerExecutable``).
 /// The server runs with `--exit-on-stdin-eof` on a pipe this process keeps open, so it ends with
 /// the test process. Every failure throws: a test that needs the server fails, it never skips.
 public enum DemoServer {
@@ -29,35 +31,26 @@ public struct DemoServerError: Error, CustomStringConvertible {
 }
 
 /// Starts the server once; concurrent callers share the same start (and the same failure).
-/// The HTTPS server (``DemoServer/tls()``) is a second process, started the same way on first use.
+/// The HTTPS server (``DemoServer/tls()``) is a second process, of `DemoServerTLS`, started the
+/// same way on first use.
 actor DemoServerLauncher {
     static let shared = DemoServerLauncher()
 
-    /// The variable that may name a prebuilt `DemoServer` executable.
-    static let executableVariable = "FORMWORK_DEMO_SERVER"
     /// How long the server may take to print its "listening on" line.
     static let startTimeout: TimeInterval = 60
     /// The line the server prints once it listens, followed by its base URL.
     static let listeningPrefix = "Formwork demo server listening on "
 
-    /// `<repo>/Examples`, found from this file's path: `<repo>/Tests/FormworkTestSupport/DemoServer.swift`
-    /// (also when compiled through the Examples package's symbolic link to this folder).
-    static let examplesDirectory = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        .deletingLastPathComponent()  // FormworkTestSupport
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // <repo>
-        .appendingPathComponent("Examples")
-
     private var start: Task<RunningServer, any Error>?
     private var tlsStart: Task<RunningServer, any Error>?
-    /// Both servers run the same executable: it is located (and built) once.
-    private var executable: Task<URL, any Error>?
+    /// Each executable is located (and built) once.
+    private var executables: [DemoServerExecutable: Task<URL, any Error>] = [:]
 
     func baseURL() async throws -> String {
         if let start {
             return try await start.value.baseURLs[0]
         }
-        let task = Task { try await Self.launch(extraArguments: [], listeners: 1) }
+        let task = Task { try await Self.launch(.plain, extraArguments: [], listeners: 1) }
         start = task
         return try await task.value.baseURLs[0]
     }
@@ -71,7 +64,7 @@ actor DemoServerLauncher {
                 let certificates = try await TestCertificates.make()
                 let arguments = TLSDemoServer.arguments(for: certificates)
                 return try await Self.launch(
-                    extraArguments: arguments, listeners: 1 + TLSDemoServer.listenerCount,
+                    .tls, extraArguments: arguments, listeners: 1 + TLSDemoServer.listenerCount,
                     certificates: certificates)
             }
         tlsStart = task
@@ -84,11 +77,12 @@ actor DemoServerLauncher {
 
     // MARK: - Launching
 
-    /// Starts a server with `extraArguments` and waits for its `listeners` "listening on" lines.
+    /// Starts `product` with `extraArguments` and waits for its `listeners` "listening on" lines.
     private static func launch(
-        extraArguments: [String], listeners: Int, certificates: TestCertificates? = nil
+        _ product: DemoServerExecutable, extraArguments: [String], listeners: Int,
+        certificates: TestCertificates? = nil
     ) async throws -> RunningServer {
-        let executable = try await shared.sharedExecutable()
+        let executable = try await shared.sharedExecutable(product)
         let process = Process()
         process.executableURL = executable
         process.arguments = ["--port", "0", "--exit-on-stdin-eof"] + extraArguments
@@ -129,94 +123,11 @@ actor DemoServerLauncher {
             stdin: stdin.fileHandleForWriting)
     }
 
-    /// ``locateExecutable()``, run once for every caller.
-    private func sharedExecutable() async throws -> URL {
-        let task = executable ?? Task { try await Self.locateExecutable() }
-        executable = task
+    /// ``DemoServerExecutable/locate()``, run once per product for every caller.
+    private func sharedExecutable(_ product: DemoServerExecutable) async throws -> URL {
+        let task = executables[product] ?? Task { try await product.locate() }
+        executables[product] = task
         return try await task.value
-    }
-
-    /// `FORMWORK_DEMO_SERVER` if set; else a `DemoServer` beside the running test binary (the
-    /// Examples package's own tests build it as a dependency, and building it again from inside
-    /// `swift test` would wait forever for that package's build lock); else the `DemoServer`
-    /// built from `<repo>/Examples`.
-    private static func locateExecutable() async throws -> URL {
-        if let path = ProcessInfo.processInfo.environment[executableVariable], !path.isEmpty {
-            guard FileManager.default.isExecutableFile(atPath: path) else {
-                throw DemoServerError(
-                    description: "DemoServer: \(executableVariable)=\(path) is not an executable file")
-            }
-            return URL(fileURLWithPath: path)
-        }
-        let beside = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-            .appendingPathComponent("DemoServer")
-        if beside.path.contains("/Examples/"), FileManager.default.isExecutableFile(atPath: beside.path) {
-            return beside
-        }
-        let packagePath = examplesDirectory.path
-        guard
-            FileManager.default.fileExists(
-                atPath: examplesDirectory.appendingPathComponent("Package.swift").path)
-        else {
-            throw DemoServerError(
-                description:
-                    "DemoServer: no package at \(packagePath) (set \(executableVariable) to a DemoServer executable)"
-            )
-        }
-        log("DemoServer: building \(packagePath) (first use; set \(executableVariable) to skip)")
-        let build = try await runSwift(
-            ["build", "--package-path", packagePath, "--product", "DemoServer"], captureOutput: false)
-        guard build.status == 0 else {
-            throw DemoServerError(
-                description:
-                    "DemoServer: `swift build --package-path \(packagePath) --product DemoServer` failed with status \(build.status) (its output is above)"
-            )
-        }
-        let binPath = try await runSwift(
-            ["build", "--package-path", packagePath, "--show-bin-path"], captureOutput: true)
-        let directory = String(decoding: binPath.output, as: UTF8.self).trimmingCharacters(
-            in: .whitespacesAndNewlines)
-        guard binPath.status == 0, !directory.isEmpty else {
-            throw DemoServerError(
-                description: "DemoServer: `swift build --show-bin-path` failed with status \(binPath.status)")
-        }
-        let executable = URL(fileURLWithPath: directory).appendingPathComponent("DemoServer")
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw DemoServerError(
-                description: "DemoServer: the build succeeded but \(executable.path) is missing")
-        }
-        return executable
-    }
-
-    /// Runs `swift ARGUMENTS` via `/usr/bin/env` on a thread of its own (it blocks), with its
-    /// stderr, and its stdout unless captured, forwarded to this process's stderr.
-    private static func runSwift(_ arguments: [String], captureOutput: Bool) async throws -> (
-        status: Int32, output: Data
-    ) {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                process.arguments = ["swift"] + arguments
-                process.standardInput = FileHandle.nullDevice
-                process.standardError = FileHandle.standardError
-                let pipe = Pipe()
-                process.standardOutput = captureOutput ? pipe : FileHandle.standardError
-                do {
-                    try process.run()
-                } catch {
-                    continuation.resume(
-                        throwing: DemoServerError(
-                            description: "DemoServer: cannot run `/usr/bin/env swift`: \(error)"))
-                    return
-                }
-                let output = captureOutput ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, output))
-            }
-            thread.name = "DemoServer swift build"
-            thread.start()
-        }
     }
 
     /// Reads `handle` on a thread of its own until `count` "listening on" lines, end of file or timeout.
@@ -262,7 +173,8 @@ actor DemoServerLauncher {
         }
     }
 
-    private static func log(_ message: String) {
+    /// Writes `message` and a newline to standard error.
+    static func log(_ message: String) {
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }
 }

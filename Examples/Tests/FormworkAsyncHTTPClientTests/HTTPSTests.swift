@@ -11,7 +11,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// HTTPS through the AsyncHTTPClient transport against the demo server's TLS listeners, with
+/// HTTPS through the AsyncHTTPClient transport against the demo server's TLS listeners
+/// (`DemoServerTLS`, built beside these tests and started by `DemoServer.tls()`), with
 /// certificates made at test time. AsyncHTTPClient trusts a CA through its client's TLS
 /// configuration, so the paths that need the test CA trusted run in this process (over
 /// `URLSession` they need a child process: `HTTPSTrustedChildTests` in the root package). The

@@ -4,9 +4,9 @@ import Testing
 
 @testable import Formwork
 
-/// HTTPS against the demo server's TLS listeners, with certificates made at test time: the
-/// refusals, in this process (no trust store knows the test CA). The paths that need the CA
-/// trusted are in `HTTPSTrustedChildTests`.
+/// HTTPS against the demo server's TLS listeners (`DemoServerTLS`, started by `DemoServer.tls()`),
+/// with certificates made at test time: the refusals, in this process (no trust store knows the
+/// test CA). The paths that need the CA trusted are in `HTTPSTrustedChildTests`.
 @Suite("HTTPS against the demo server", .timeLimit(.minutes(5)))
 struct HTTPSTests {
     let client = Client()

@@ -1,6 +1,6 @@
-/// The HTTPS options: `--tls-port N` starts a listener (0: the OS chooses), and the `--tls-cert`
-/// and `--tls-key` after it give its certificate chain and private key (PEM files). Repeat the
-/// three for more listeners, e.g. one per certificate.
+/// The HTTPS options, `DemoServerTLS` only: `--tls-port N` starts a listener (0: the OS chooses),
+/// and the `--tls-cert` and `--tls-key` after it give its certificate chain and private key (PEM
+/// files). Repeat the three for more listeners, e.g. one per certificate.
 extension Options {
     /// One HTTPS listener.
     struct TLSListener: Sendable, Equatable {

@@ -1,14 +1,13 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOSSL
 
 /// Binds the HTTP server and builds each connection's pipeline.
 enum Server {
     /// Binds to `host:port` (port 0: the OS chooses) and returns the listening channel. With `tls`,
     /// every connection speaks TLS first (HTTPS).
     static func start(
-        host: String, port: Int, router: Router, stats: ServerStats, tls: NIOSSLContext? = nil
+        host: String, port: Int, router: Router, stats: ServerStats, tls: TLSSupport.ConnectionSetup? = nil
     ) async throws -> any Channel {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 1024)
@@ -20,9 +19,7 @@ enum Server {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    if let tls {
-                        try pipeline.addHandler(NIOSSLServerHandler(context: tls))
-                    }
+                    try tls?(pipeline)
                     try pipeline.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: true)
                     try pipeline.addHandler(HTTPHandler(router: router, stats: stats))

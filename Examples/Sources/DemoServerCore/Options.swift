@@ -1,5 +1,5 @@
 /// Command-line options: `DemoServer [--host 127.0.0.1] [--port 0] [--exit-on-stdin-eof]`, plus
-/// HTTPS listeners (see `Options+TLS.swift`).
+/// HTTPS listeners in `DemoServerTLS` (see `Options+TLS.swift`).
 struct Options: Sendable {
     var host = "127.0.0.1"
     /// 0 lets the operating system choose a free port.
@@ -9,8 +9,14 @@ struct Options: Sendable {
     /// HTTPS listeners besides the plain one, in the order given.
     var tlsListeners: [TLSListener] = []
 
-    static let usage =
-        "usage: DemoServer [--host 127.0.0.1] [--port 0] [--exit-on-stdin-eof] [--tls-port 0 --tls-cert PEM --tls-key PEM]..."
+    /// The usage line of the executable `name`, with the HTTPS options if it has `tls`.
+    static func usage(name: String, tls: Bool) -> String {
+        let plain = "usage: \(name) [--host 127.0.0.1] [--port 0] [--exit-on-stdin-eof]"
+        return tls ? plain + " [--tls-port 0 --tls-cert PEM --tls-key PEM]..." : plain
+    }
+
+    /// Why a `--tls-*` option is refused by the executable without TLS.
+    static let withoutTLS = "the --tls-* options need DemoServerTLS (DemoServer is built without TLS)"
 
     /// The hosts the demo server may bind to: loopback only.
     static let loopbackHosts: Set<String> = ["127.0.0.1", "localhost", "::1"]
@@ -19,8 +25,8 @@ struct Options: Sendable {
         let description: String
     }
 
-    /// Parses the arguments after the program name.
-    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+    /// Parses the arguments after the name of the executable `name`; `--tls-*` only if `allowsTLS`.
+    static func parse(_ arguments: [String], name: String, allowsTLS: Bool) throws(UsageError) -> Options {
         var options = Options()
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
@@ -41,9 +47,10 @@ struct Options: Sendable {
             case "--exit-on-stdin-eof":
                 options.exitOnStdinEOF = true
             case "--tls-port", "--tls-cert", "--tls-key":
+                guard allowsTLS else { throw UsageError(description: withoutTLS) }
                 try options.parseTLSOption(argument, value: remaining.popFirst())
             case "-h", "--help":
-                throw UsageError(description: usage)
+                throw UsageError(description: usage(name: name, tls: allowsTLS))
             default:
                 throw UsageError(description: "unknown argument \(argument)")
             }

@@ -1,0 +1,36 @@
+import NIOCore
+
+/// TLS for the demo server's HTTPS listeners, given to ``DemoServerProgram/run(name:tls:)`` by
+/// the executable that links a TLS library (`DemoServerTLS`, on swift-nio-ssl). The shared server
+/// code names no TLS library, so `DemoServer`, and the demo that builds it, compile without one.
+public struct TLSSupport: Sendable {
+    /// Adds TLS to the pipeline of one accepted connection, in front of the HTTP handlers.
+    public typealias ConnectionSetup = @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void
+
+    /// Loads a certificate chain and a private key (PEM files) for one listener.
+    private let load: @Sendable (_ certificatePath: String, _ keyPath: String) throws -> ConnectionSetup
+
+    /// TLS that `load` provides.
+    /// - Parameter load: Reads the certificate chain and private key at the given paths, and
+    ///   returns the setup of each connection of the listener that uses them; throws if they
+    ///   cannot be used.
+    public init(
+        load: @escaping @Sendable (_ certificatePath: String, _ keyPath: String) throws -> ConnectionSetup
+    ) {
+        self.load = load
+    }
+
+    /// The connection setup for `listener`'s certificate and key.
+    func connectionSetup(for listener: Options.TLSListener) throws(Options.UsageError) -> ConnectionSetup {
+        guard let certificatePath = listener.certificatePath, let keyPath = listener.keyPath else {
+            throw Options.UsageError(description: "a TLS listener needs --tls-cert and --tls-key")
+        }
+        do {
+            return try load(certificatePath, keyPath)
+        } catch {
+            throw Options.UsageError(
+                description:
+                    "cannot use the TLS certificate \(certificatePath) with the key \(keyPath): \(error)")
+        }
+    }
+}

@@ -131,8 +131,11 @@ struct CrossFeatureTests {
         let session = Session { $0.cache = HTTPCache() }
         let requests = (0..<3).map { _ in client.request(form, session: session) }
         let outcomes = requests.map { request in Task { await request.core.outcome() } }
+        // Each request's task is the cache layer's, made before its lookup: wait until all three
+        // joined the shared exchange, so the cancel is one of a coalesced caller.
+        let address = try #require(URL(string: form.url))
         await eventually("the three requests share one network request") {
-            requests.allSatisfy { $0.core.task != nil }
+            session.coalescer.subscriberCount(url: address) == 3
         }
         requests[1].cancel()
         let release = CachedForm(

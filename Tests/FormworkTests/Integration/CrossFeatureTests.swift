@@ -4,13 +4,6 @@ import Testing
 
 @testable import Formwork
 
-/// A form of `/cache/resource` with a cache policy.
-private struct CachedForm: RequestFormable {
-    var url: String
-    var method: HTTPMethod = .get
-    var cachePolicy: CachePolicy = .useProtocol
-}
-
 /// Features crossed pairwise against the demo server (issue 24 §4): each case names what it
 /// crosses and asserts the body delivered, the outcome and what reached the server.
 @Suite("Features crossed against the demo server")
@@ -21,11 +14,11 @@ struct CrossFeatureTests {
     /// Asks the server for switches and counts, never through a cache.
     let plain = Session { $0.coalescesRequests = false }
 
-    private func resource(_ id: String, _ query: String = "") async throws -> String {
+    func resource(_ id: String, _ query: String = "") async throws -> String {
         try await DemoServer.url("/cache/resource?id=\(id)\(query)")
     }
 
-    private func switchResource(_ id: String, failing status: Int) async throws {
+    func switchResource(_ id: String, failing status: Int) async throws {
         let form = CachedForm(
             url: try await DemoServer.url("/cache/switch?id=\(id)&fail=\(status)"), method: .post,
             cachePolicy: .reloadIgnoringCache)
@@ -69,7 +62,7 @@ struct CrossFeatureTests {
         let hits: Int
     }
 
-    private func hits(_ id: String) async throws -> Int {
+    func hits(_ id: String) async throws -> Int {
         let form = CachedForm(
             url: try await DemoServer.url("/cache/stats?id=\(id)"), cachePolicy: .reloadIgnoringCache)
         return try await client.request(form, session: plain).decode(Stats.self).hits
@@ -138,8 +131,11 @@ struct CrossFeatureTests {
         let session = Session { $0.cache = HTTPCache() }
         let requests = (0..<3).map { _ in client.request(form, session: session) }
         let outcomes = requests.map { request in Task { await request.core.outcome() } }
+        // Each request's task is the cache layer's, made before its lookup: wait until all three
+        // joined the shared exchange, so the cancel is one of a coalesced caller.
+        let address = try #require(URL(string: form.url))
         await eventually("the three requests share one network request") {
-            requests.allSatisfy { $0.core.task != nil }
+            session.coalescer.subscriberCount(url: address) == 3
         }
         requests[1].cancel()
         let release = CachedForm(
@@ -257,27 +253,5 @@ struct CrossFeatureTests {
         .decode(AuthenticationTests.Stats.self)
         #expect(stats.refreshes == 1)
         #expect(stats.accepted >= 1 && stats.accepted <= 20)
-    }
-}
-
-/// What `/coalesce/hits` answers.
-private struct HeldHits: Decodable, Sendable {
-    let hits: Int
-}
-
-/// A gate an adapter waits at until the test opens it.
-private actor Gate {
-    private var isOpen = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func wait() async {
-        guard !isOpen else { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func open() {
-        isOpen = true
-        for waiter in waiters { waiter.resume() }
-        waiters = []
     }
 }

@@ -34,7 +34,8 @@ public struct RequestMetrics: Sendable {
 /// default. They are called on Formwork's own threads, synchronously: keep them fast and
 /// thread-safe (hand heavy work to a queue or an actor).
 public protocol EventMonitor: Sendable {
-    /// An attempt's `URLRequest` is about to be sent (after adapters ran).
+    /// An attempt's `URLRequest` is about to be sent (after adapters ran), or to be answered by
+    /// the HTTP cache without reaching the server (its metrics then say ``ResponseSource/cache``).
     /// - Parameters:
     ///   - id: The request's id.
     ///   - request: What is sent.

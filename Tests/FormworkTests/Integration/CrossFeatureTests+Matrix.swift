@@ -120,7 +120,7 @@ extension CrossFeatureTests {
         let log = HookLog()
         let session = Session {
             $0.cache = HTTPCache()
-            $0.eventMonitors = [log]
+            $0.interceptors.eventMonitors = [log]
         }
         let first = await client.request(CachedForm(url: asked), session: session).response()
         await log.waitForFinishes(1)
@@ -149,7 +149,7 @@ extension CrossFeatureTests {
         let log = HookLog()
         let session = Session {
             $0.cache = HTTPCache()
-            $0.eventMonitors = [log]
+            $0.interceptors.eventMonitors = [log]
         }
         let first = await client.request(CachedForm(url: asked), session: session).response()
         await log.waitForFinishes(1)
@@ -177,7 +177,7 @@ extension CrossFeatureTests {
         let log = HookLog()
         let session = Session {
             $0.transport = transport
-            $0.eventMonitors = [log]
+            $0.interceptors.eventMonitors = [log]
         }
         let requests = (0..<3).map { _ in client.request(CachedForm(url: asked), session: session) }
         let outcomes = requests.map { request in Task { await request.core.outcome() } }
@@ -209,7 +209,7 @@ extension CrossFeatureTests {
         let log = HookLog()
         let session = Session {
             $0.transport = transport
-            $0.eventMonitors = [log]
+            $0.interceptors.eventMonitors = [log]
         }
         // Even `.follow`, the default, given by the form: the request may stop at a redirect of
         // its own choosing, so it shares nothing.
@@ -241,7 +241,7 @@ extension CrossFeatureTests {
         let asked = try await redirect(to: target)
         let log = HookLog()
         let session = Session {
-            $0.eventMonitors = [log]
+            $0.interceptors.eventMonitors = [log]
             $0.coalescesRequests = false
         }
         let seen = Protected([String]())
@@ -278,9 +278,9 @@ extension CrossFeatureTests {
             credential: Token(value: "\(realm)-stale"))
         let log = HookLog()
         let session = Session {
-            $0.adapters = [auth]
-            $0.retrier = auth
-            $0.eventMonitors = [log]
+            $0.interceptors.adapters = [auth]
+            $0.interceptors.retriers = [auth]
+            $0.interceptors.eventMonitors = [log]
         }
         let asked = try await redirect(to: base + "/auth/protected?realm=\(realm)")
         let outcome = await client.request(CachedForm(url: asked), session: session).core.outcome()
@@ -313,7 +313,7 @@ extension CrossFeatureTests {
         let cut = size / 2
         let tag = uniqueDownloadTag()
         let log = HookLog()
-        let session = Session { $0.eventMonitors = [log] }
+        let session = Session { $0.interceptors.eventMonitors = [log] }
         let form = TestDownloadForm(
             url: try await DemoServer.url("/files/\(size)?cutAt=\(cut)&tag=\(tag)"),
             destination: scratch.file("resumed"))
@@ -350,7 +350,7 @@ extension CrossFeatureTests {
         // Two events, a clean end, then a 30 s wait before the next connection.
         let url = try await DemoServer.url("/sse?key=\(key)&count=2&retry=30000")
         let log = HookLog()
-        let session = Session { $0.eventMonitors = [log] }
+        let session = Session { $0.interceptors.eventMonitors = [log] }
         let request = client.stream(
             TestForm(url: url), session: session, reconnection: StreamReconnection(jitter: 0))
         var names: [String] = []
@@ -387,7 +387,7 @@ extension CrossFeatureTests {
         let key = streamKey()
         let url = try await DemoServer.url("/sse?key=\(key)&count=2&retry=10")
         let log = HookLog()
-        let session = Session { $0.eventMonitors = [log] }
+        let session = Session { $0.interceptors.eventMonitors = [log] }
         let adapted = EventCounter()
         let gate = Gate()
         let request = client.stream(TestForm(url: url), session: session)
@@ -476,7 +476,7 @@ extension CrossFeatureTests {
         let log = HookLog()
         let session = Session {
             $0.cache = HTTPCache()
-            $0.eventMonitors = [log]
+            $0.interceptors.eventMonitors = [log]
         }
         // Made in nonisolated code: it waits for a handler, an accessor or `resume()`.
         let request = client.request(
@@ -523,7 +523,7 @@ extension CrossFeatureTests {
         let session = Session {
             $0.cache = HTTPCache()
             $0.transport = transport
-            $0.eventMonitors = [log]
+            $0.interceptors.eventMonitors = [log]
         }
         let stored = await client.request(CachedForm(url: url), session: session).response()
         await log.waitForFinishes(1)
@@ -566,7 +566,7 @@ extension CrossFeatureTests {
         let session = Session {
             $0.cache = HTTPCache()
             $0.transport = transport
-            $0.eventMonitors = [log]
+            $0.interceptors.eventMonitors = [log]
         }
         let requests = (0..<4).map { _ in client.request(CachedForm(url: url), session: session) }
         let outcomes = requests.map { request in Task { await request.core.outcome() } }

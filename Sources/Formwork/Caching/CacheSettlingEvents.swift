@@ -36,7 +36,7 @@ final class CacheSettlingEvents: TransportEvents {
             switch self {
             case .response(let response):
                 (response as? HTTPURLResponse).map(HTTPHeaders.init(response:)) ?? [:]
-            case .parts(let parts): HTTPHeaders(parts.headerFields)
+            case .parts(let parts): parts.joinedHeaders
             }
         }
     }

@@ -73,12 +73,7 @@ final class ResponseHead: Sendable {
         case .response(let response):
             return HTTPHeaders(response: response)
         case .parts(let parts, _):
-            var headers = HTTPHeaders()
-            for field in parts.headerFields where headers.value(for: field.name) == nil {
-                headers.add(
-                    name: field.name, value: parts.value(forHTTPHeaderField: field.name) ?? field.value)
-            }
-            return headers
+            return parts.joinedHeaders
         }
     }
 }

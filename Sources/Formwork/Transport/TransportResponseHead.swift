@@ -52,6 +52,17 @@ public struct TransportResponseHead: Sendable {
         return joined
     }
 
+    /// The fields as Formwork keeps them: a field that repeats (in any letter case) becomes one,
+    /// under the spelling seen first, with its values joined by `", "` (as in
+    /// ``httpURLResponse()``).
+    var joinedHeaders: HTTPHeaders {
+        var headers = HTTPHeaders()
+        for field in headerFields where headers.value(for: field.name) == nil {
+            headers.add(name: field.name, value: value(forHTTPHeaderField: field.name) ?? field.value)
+        }
+        return headers
+    }
+
     /// The `HTTPURLResponse` of this head. A field that repeats (in any letter case) becomes one
     /// field, under the spelling seen first, with its values joined by `", "`.
     /// - Returns: The response, or nil if Foundation refuses to make one.

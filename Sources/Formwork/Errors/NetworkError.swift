@@ -178,8 +178,11 @@ extension NetworkError {
 
         /// `true` for the kinds that mean "the request was never sent because it was malformed".
         public var isInvalidRequest: Bool {
-            [.invalidURL, .invalidHeader, .parameterEncodingFailed, .multipartEncodingFailed, .requestBuildFailed]
-                .contains(self)
+            [
+                .invalidURL, .invalidHeader, .parameterEncodingFailed, .multipartEncodingFailed,
+                .requestBuildFailed,
+            ]
+            .contains(self)
         }
 
         /// The kind's name.

@@ -8,7 +8,8 @@ import Foundation
 /// Removed: a business error is a ``NetworkError`` of kind ``NetworkError/Kind/business``.
 @available(
     *, unavailable, renamed: "NetworkError",
-    message: "A business error is a NetworkError of kind .business: read error.businessCode and error.businessMessage"
+    message:
+        "A business error is a NetworkError of kind .business: read error.businessCode and error.businessMessage"
 )
 public typealias BusinessError = NetworkError
 

@@ -281,7 +281,9 @@ extension NetworkError {
     ///
     /// The failure reason names the header and the offending character, escaped (`\r`, `\n`,
     /// `\0`), and never includes the header's value.
-    static func invalidHeader(name: String, reason: Reason, character: Unicode.Scalar? = nil) -> NetworkError {
+    static func invalidHeader(name: String, reason: Reason, character: Unicode.Scalar? = nil)
+        -> NetworkError
+    {
         let escapedName = name.escapingControlCharacters()
         let text: String
         switch (reason, character) {

@@ -110,7 +110,9 @@ public struct ParameterEncoding: Sendable {
         }
     }
 
-    private func encoding(_ request: URLRequest, with parameters: Parameters) throws(NetworkError) -> URLRequest {
+    private func encoding(_ request: URLRequest, with parameters: Parameters) throws(NetworkError)
+        -> URLRequest
+    {
         guard request.url != nil else { throw .missingURL }
         var request = request
         switch kind {
@@ -290,7 +292,8 @@ extension NetworkError {
     static func unsupportedParameter(keyPath: String, type: String) -> NetworkError {
         NetworkError(
             .parameterEncodingFailed,
-            failureReason: "Cannot encode parameter \"\(keyPath)\": values of type \(type) are not supported.",
+            failureReason:
+                "Cannot encode parameter \"\(keyPath)\": values of type \(type) are not supported.",
             details: Details(reason: .unsupportedValue, parameterKeyPath: keyPath, valueType: type))
     }
 

@@ -193,11 +193,15 @@ func checkReadableFile(_ url: URL, request: URLRequest) throws(NetworkError) {
     guard url.isFileURL, exists, !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: url.path)
     else {
         let (reason, why): (NetworkError.Reason, String) =
-            !url.isFileURL
-            ? (.notAFileURL, "is not a file URL")
-            : !exists
-                ? (.fileNotFound, "does not exist")
-                : isDirectory.boolValue ? (.fileIsDirectory, "is a directory") : (.fileNotReadable, "is not readable")
+            if !url.isFileURL {
+                (.notAFileURL, "is not a file URL")
+            } else if !exists {
+                (.fileNotFound, "does not exist")
+            } else if isDirectory.boolValue {
+                (.fileIsDirectory, "is a directory")
+            } else {
+                (.fileNotReadable, "is not readable")
+            }
         throw NetworkError(
             .fileOperationFailed, failureReason: "The file to upload \(url.path) \(why).",
             details: .init(reason: reason, fileURL: url), request: request)

@@ -86,7 +86,8 @@ struct FailureTests {
     func nonFiniteJSONParameter() async throws {
         let request = client.request(
             TestForm(
-                url: try await DemoServer.url("/echo"), method: .post, parameters: ["stats": ["ratio": Double.nan]],
+                url: try await DemoServer.url("/echo"), method: .post,
+                parameters: ["stats": ["ratio": Double.nan]],
                 encoding: .json))
         let error = try #require(await request.handledString().error)
         #expect(error.kind == .parameterEncodingFailed)

@@ -158,7 +158,8 @@ struct UploadVerificationTests {
         #expect(try scratch.contents().isEmpty)
     }
 
-    @Test("A file part that holds the boundary is a multipartEncodingFailed, naming the file; nothing is sent")
+    @Test(
+        "A file part that holds the boundary is a multipartEncodingFailed, naming the file; nothing is sent")
     func boundaryInAFilePart() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

@@ -216,7 +216,8 @@ import Testing
         #expect(failureReason(name: "", value: "v") == "Invalid HTTP header: the name is empty.")
         let error = #expect(throws: NetworkError.self) { try HTTPHeader(name: "", value: "v").validate() }
         #expect(
-            error?.description == "NetworkError.invalidHeader(emptyHeaderName): Invalid HTTP header: the name is empty.")
+            error?.description
+                == "NetworkError.invalidHeader(emptyHeaderName): Invalid HTTP header: the name is empty.")
     }
 
     @Test func thrownErrorNeverContainsTheValue() {

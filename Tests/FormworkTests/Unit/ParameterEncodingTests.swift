@@ -244,7 +244,8 @@ private let formContentType = "application/x-www-form-urlencoded; charset=utf-8"
             #expect(error.underlyingError is EncodingError)
             #expect(
                 error.failureReason
-                    == "Could not encode the request body: Unable to encode Double.nan directly in JSON. (at value)")
+                    == "Could not encode the request body: Unable to encode Double.nan directly in JSON. (at value)"
+            )
             #expect(error.request == original)
         }
     }
@@ -259,10 +260,15 @@ private let formContentType = "application/x-www-form-urlencoded; charset=utf-8"
     }
 
     @Test(arguments: [
-        (NetworkError.unsupportedParameter(keyPath: "a[b]", type: "Point"), NetworkError.Reason.unsupportedValue,
-         "Cannot encode parameter \"a[b]\": values of type Point are not supported."),
-        (.invalidParameter(keyPath: "x", why: "nan is not valid in JSON"), .invalidValue,
-         "Cannot encode parameter \"x\": nan is not valid in JSON."),
+        (
+            NetworkError.unsupportedParameter(keyPath: "a[b]", type: "Point"),
+            NetworkError.Reason.unsupportedValue,
+            "Cannot encode parameter \"a[b]\": values of type Point are not supported."
+        ),
+        (
+            .invalidParameter(keyPath: "x", why: "nan is not valid in JSON"), .invalidValue,
+            "Cannot encode parameter \"x\": nan is not valid in JSON."
+        ),
         (.jsonEncodingFailed("boom"), .jsonEncodingFailed, "Could not encode the request body: boom"),
         (.missingURL, .missingURL, "Cannot encode parameters: the request has no URL."),
         (.invalidQueryURL("h:"), .invalidQueryURL, "Cannot add a query string to the URL \"h:\"."),

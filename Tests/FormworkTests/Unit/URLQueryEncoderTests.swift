@@ -163,7 +163,8 @@ private struct Point: Sendable {
         #expect(error?.kind == .parameterEncodingFailed)
         #expect(error?.reason == .invalidValue)
         #expect(error?.parameterKeyPath == "ratio[x]")
-        #expect(error?.failureReason == "Cannot encode parameter \"ratio[x]\": \(value) is not a finite number.")
+        #expect(
+            error?.failureReason == "Cannot encode parameter \"ratio[x]\": \(value) is not a finite number.")
     }
 
     @Test func errorDescriptionNamesKeyPathAndType() {

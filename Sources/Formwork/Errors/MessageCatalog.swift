@@ -43,9 +43,9 @@ public struct MessageCatalog: Sendable, Equatable {
     public var unexpectedStatus = "The server sent an unexpected response."
     /// The response arrived but could not be read (bad JSON, missing key path, wrong type, empty).
     public var unreadableResponse = "The response could not be read."
-    /// The request was malformed and never sent (invalid URL, header or parameters).
+    /// The request was malformed and never sent (invalid URL, header, parameters or multipart body).
     public var invalidRequest = "The request could not be made."
-    /// A file could not be read or saved.
+    /// A file could not be read or saved (a file to upload, a multipart file part, a download).
     public var fileOperationFailed = "The file could not be read or saved."
     /// The request was cancelled.
     public var cancelled = "The request was cancelled."

@@ -2,9 +2,24 @@ import Foundation
 
 /// The one error type Formwork reports.
 ///
-/// A `NetworkError` says what went wrong (``kind``), keeps what caused it (``underlyingError``),
-/// and keeps the request and response it happened with, so an app can log it, show
-/// ``userMessage`` to a person, or branch on ``isCancelled``, ``isTimeout`` and friends.
+/// A `NetworkError` says what went wrong (``kind``), and for kinds that happen more than one way
+/// which way (``reason``) and what it was about (``headerName``, ``parameterKeyPath``,
+/// ``fileURL``, ``businessCode``...). It keeps what caused it (``underlyingError``) and the
+/// request and response it happened with, so an app can log it, show ``userMessage`` to a
+/// person, or branch on ``isCancelled``, ``isTimeout`` and friends. Everything Formwork throws or
+/// delivers is a `NetworkError`, so one `catch` covers them all:
+///
+/// ```swift
+/// do {
+///     let profile = try await session.request(form).decode(Profile.self)
+/// } catch {
+///     switch error.kind {
+///     case .business: print(error.businessCode ?? "", error.businessMessage ?? "")
+///     case .invalidHeader: print("bad header:", error.headerName ?? "")
+///     default: print(error.userMessage)
+///     }
+/// }
+/// ```
 public struct NetworkError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What failed. New kinds can be added without breaking code that compares against these.
     public let kind: Kind
@@ -18,11 +33,15 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible, CustomDebu
     public let response: HTTPURLResponse?
     /// The response body, when one arrived.
     public let data: Data?
+    /// The error's ``Details``, when it has any (see ``reason``, ``headerName`` and friends).
+    private let storedDetails: DetailsStorage?
 
     /// Creates an error. Formwork creates these itself; apps mostly create them in tests or adapters.
     /// - Parameters:
     ///   - kind: What failed.
     ///   - failureReason: A technical explanation.
+    ///   - details: The reason and what the failure is about (a header, a parameter, a file, the
+    ///     server's code); none by default.
     ///   - underlyingError: The error that caused this one.
     ///   - request: The request involved.
     ///   - response: The response involved.
@@ -30,6 +49,7 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible, CustomDebu
     public init(
         _ kind: Kind,
         failureReason: String,
+        details: Details = Details(),
         underlyingError: (any Error)? = nil,
         request: URLRequest? = nil,
         response: HTTPURLResponse? = nil,
@@ -37,10 +57,22 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible, CustomDebu
     ) {
         self.kind = kind
         self.failureReason = failureReason
+        self.storedDetails = details.isEmpty ? nil : DetailsStorage(details)
         self.underlyingError = underlyingError
         self.request = request
         self.response = response
         self.data = data
+    }
+
+    /// The error's details (empty when it has none).
+    var details: Details { storedDetails?.details ?? Details() }
+
+    /// The same error, about `request` (a failure found before the request existed, such as an
+    /// invalid header or parameter, gets the request it stopped).
+    func with(request: URLRequest?) -> NetworkError {
+        NetworkError(
+            kind, failureReason: failureReason, details: details, underlyingError: underlyingError,
+            request: request, response: response, data: data)
     }
 
     /// The HTTP status code of the response, if one arrived.
@@ -62,9 +94,10 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible, CustomDebu
     /// `true` when the response arrived but its body could not be turned into the requested value.
     public var isResponseSerializationError: Bool { kind.isResponseSerialization }
 
-    /// A short description: the kind and the technical reason.
+    /// A short description: the kind, the reason when there is one, and the technical reason,
+    /// e.g. `NetworkError.fileOperationFailed(fileNotFound): Part "avatar": no file at /tmp/a.jpg.`
     public var description: String {
-        "NetworkError.\(kind): \(failureReason)"
+        "NetworkError.\(kind)\(reason.map { "(\($0))" } ?? ""): \(failureReason)"
     }
 
     /// The description plus the request line and status, for logs.
@@ -95,10 +128,16 @@ extension NetworkError {
 
         /// The form's `url` is not a valid absolute http(s) URL.
         public static let invalidURL = Kind("invalidURL")
-        /// A header name or value is invalid (for example it contains CR or LF).
+        /// A header name or value is invalid (for example it contains CR or LF). See
+        /// ``NetworkError/headerName``, ``NetworkError/reason`` and ``NetworkError/invalidCharacter``.
         public static let invalidHeader = Kind("invalidHeader")
-        /// The parameters or body could not be encoded.
+        /// The parameters or body could not be encoded. See ``NetworkError/reason`` and
+        /// ``NetworkError/parameterKeyPath``.
         public static let parameterEncodingFailed = Kind("parameterEncodingFailed")
+        /// A `multipart/form-data` body could not be built: a bad MIME type or boundary, or a part
+        /// that holds the boundary (see ``NetworkError/reason``). A missing or unreadable file
+        /// part is a ``fileOperationFailed``.
+        public static let multipartEncodingFailed = Kind("multipartEncodingFailed")
         /// The request could not be built for another reason (an adapter failed, a body file is missing...).
         public static let requestBuildFailed = Kind("requestBuildFailed")
         /// The transport failed: no connection, timeout, reset, TLS, body cut short. See ``urlErrorCode``.
@@ -119,9 +158,11 @@ extension NetworkError {
         public static let decodingFailed = Kind("decodingFailed")
         /// The body could not be read as text in its declared encoding.
         public static let stringDecodingFailed = Kind("stringDecodingFailed")
-        /// A file could not be read, written or moved (an upload's source, a download's destination).
+        /// A file could not be read, written or moved (an upload's source, a multipart file part,
+        /// a download's destination). See ``NetworkError/reason`` and ``NetworkError/fileURL``.
         public static let fileOperationFailed = Kind("fileOperationFailed")
-        /// The server answered with a business error: an envelope whose code is not a success code.
+        /// The server answered with a business error: an envelope whose code is not a success
+        /// code. See ``NetworkError/businessCode`` and ``NetworkError/businessMessage``.
         public static let business = Kind("business")
         /// A stream's reader fell behind by more than the stream's buffer limit (see `StreamRequest`).
         public static let streamBufferOverflow = Kind("streamBufferOverflow")
@@ -137,7 +178,11 @@ extension NetworkError {
 
         /// `true` for the kinds that mean "the request was never sent because it was malformed".
         public var isInvalidRequest: Bool {
-            [.invalidURL, .invalidHeader, .parameterEncodingFailed, .requestBuildFailed].contains(self)
+            [
+                .invalidURL, .invalidHeader, .parameterEncodingFailed, .multipartEncodingFailed,
+                .requestBuildFailed,
+            ]
+            .contains(self)
         }
 
         /// The kind's name.

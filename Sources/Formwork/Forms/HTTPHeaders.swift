@@ -54,16 +54,18 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// must not contain CR, LF, NUL or any other control character except a horizontal tab.
     /// Leading and trailing spaces and tabs in the value are accepted (receivers strip them); see
     /// ``HTTPHeaders/validated()`` to trim them.
-    /// - Throws: ``InvalidHeaderError`` naming the header and the first offending character.
-    public func validate() throws(InvalidHeaderError) {
+    /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidHeader`` naming the header
+    ///   (``NetworkError/headerName``), the rule it broke (``NetworkError/reason``) and the first
+    ///   offending character (``NetworkError/invalidCharacter``); never its value.
+    public func validate() throws(NetworkError) {
         guard !name.isEmpty else {
-            throw InvalidHeaderError(name: name, reason: .emptyName)
+            throw .invalidHeader(name: name, reason: .emptyHeaderName)
         }
         if let bad = name.unicodeScalars.first(where: { !$0.isTokenCharacter }) {
-            throw InvalidHeaderError(name: name, reason: .invalidNameCharacter(bad))
+            throw .invalidHeader(name: name, reason: .invalidHeaderNameCharacter, character: bad)
         }
         if let bad = value.unicodeScalars.first(where: { !$0.isFieldValueCharacter }) {
-            throw InvalidHeaderError(name: name, reason: .invalidValueCharacter(bad))
+            throw .invalidHeader(name: name, reason: .invalidHeaderValueCharacter, character: bad)
         }
     }
 }
@@ -231,16 +233,18 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
     }
 
     /// Checks every header with ``HTTPHeader/validate()``.
-    /// - Throws: ``InvalidHeaderError`` for the first invalid header.
-    public func validate() throws(InvalidHeaderError) {
+    /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidHeader`` for the first
+    ///   invalid header.
+    public func validate() throws(NetworkError) {
         for header in headers { try header.validate() }
     }
 
     /// Checks every header and returns a copy whose values are trimmed of leading and trailing
     /// spaces and tabs.
     /// - Returns: The validated, trimmed headers.
-    /// - Throws: ``InvalidHeaderError`` for the first invalid header.
-    public func validated() throws(InvalidHeaderError) -> HTTPHeaders {
+    /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidHeader`` for the first
+    ///   invalid header.
+    public func validated() throws(NetworkError) -> HTTPHeaders {
         try validate()
         var copy = self
         copy.headers = headers.map { HTTPHeader(name: $0.name, value: $0.value.trimmingOWS()) }
@@ -270,48 +274,33 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
     public func index(before i: Int) -> Int { i - 1 }
 }
 
-// MARK: - InvalidHeaderError
+// MARK: - Invalid headers
 
-/// A header that cannot be sent: an empty or malformed name, or a value with a control
-/// character (CR and LF would let a value inject extra headers).
-///
-/// The description names the header and the offending character, escaped (`\r`, `\n`, `\0`),
-/// and never includes the header's value.
-public struct InvalidHeaderError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Why a header was rejected.
-    public enum Reason: Sendable, Equatable {
-        /// The name is the empty string.
-        case emptyName
-        /// The name contains a character that is not allowed in an RFC 9110 token.
-        case invalidNameCharacter(Unicode.Scalar)
-        /// The value contains CR, LF, NUL or another control character (tab is allowed).
-        case invalidValueCharacter(Unicode.Scalar)
-    }
-
-    /// The name of the rejected header, as given.
-    public let name: String
-    /// Why it was rejected.
-    public let reason: Reason
-
-    /// Creates the error for the header `name`, rejected for `reason`.
-    public init(name: String, reason: Reason) {
-        self.name = name
-        self.reason = reason
-    }
-
-    /// A sentence naming the header and the bad character; never the value.
-    public var description: String {
-        switch reason {
-        case .emptyName:
-            "Invalid HTTP header: the name is empty."
-        case .invalidNameCharacter(let scalar):
-            "Invalid HTTP header name \"\(name.escapingControlCharacters())\": it contains "
-                + "\(scalar.readableName), which is not allowed in a header name."
-        case .invalidValueCharacter(let scalar):
-            "Invalid value for HTTP header \"\(name.escapingControlCharacters())\": it contains "
-                + "\(scalar.readableName); header values must not contain CR, LF, NUL or other "
-                + "control characters."
+extension NetworkError {
+    /// The error for the header `name`, rejected for `reason` at `character`.
+    ///
+    /// The failure reason names the header and the offending character, escaped (`\r`, `\n`,
+    /// `\0`), and never includes the header's value.
+    static func invalidHeader(name: String, reason: Reason, character: Unicode.Scalar? = nil)
+        -> NetworkError
+    {
+        let escapedName = name.escapingControlCharacters()
+        let text: String
+        switch (reason, character) {
+        case (.invalidHeaderNameCharacter, let character?):
+            text =
+                "Invalid HTTP header name \"\(escapedName)\": it contains \(character.readableName), "
+                + "which is not allowed in a header name."
+        case (.invalidHeaderValueCharacter, let character?):
+            text =
+                "Invalid value for HTTP header \"\(escapedName)\": it contains \(character.readableName); "
+                + "header values must not contain CR, LF, NUL or other control characters."
+        default:
+            text = "Invalid HTTP header: the name is empty."
         }
+        return NetworkError(
+            .invalidHeader, failureReason: text,
+            details: Details(reason: reason, headerName: name, invalidCharacter: character))
     }
 }
 
@@ -352,8 +341,9 @@ extension URLRequest {
 extension URLRequest {
     /// Checks every header field of the request with ``HTTPHeader/validate()``, in name order,
     /// whoever set it (a form, the session, an adapter, an authenticator).
-    /// - Throws: ``InvalidHeaderError`` for the first invalid header.
-    func validateHeaders() throws(InvalidHeaderError) {
+    /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidHeader`` for the first
+    ///   invalid header.
+    func validateHeaders() throws(NetworkError) {
         guard let fields = allHTTPHeaderFields, !fields.isEmpty else { return }
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
             try HTTPHeader(name: name, value: value).validate()

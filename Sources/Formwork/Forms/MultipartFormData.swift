@@ -11,7 +11,10 @@ import Foundation
 /// Appending only records the parts: files are measured and read when the body is encoded, in
 /// 1 MiB chunks, never whole. An upload form builds the body in memory below its
 /// `encodingMemoryThreshold` and in a temporary file above it (removed afterwards). Problems such
-/// as a missing file are reported then, as a ``MultipartEncodingError``.
+/// as a missing file are reported then, as a ``NetworkError`` of kind
+/// ``NetworkError/Kind/fileOperationFailed`` (a file part's problem) or
+/// ``NetworkError/Kind/multipartEncodingFailed`` (the body's own), whose ``NetworkError/reason``
+/// says what was wrong.
 ///
 /// **Header escaping.** Field names and file names go into `Content-Disposition` as quoted
 /// strings with `"`, CR and LF percent-encoded as `%22`, `%0D` and `%0A` (what browsers send, per
@@ -23,7 +26,7 @@ import Foundation
 /// hex digits) from the system's secure generator. In-memory parts are checked when appended: if
 /// one contains the boundary, a new boundary is drawn. File parts are checked while they are
 /// copied (the bytes pass through memory anyway), and a hit fails the encoding with
-/// ``MultipartEncodingError/Reason/boundaryCollision`` instead of sending a corrupt body. For a
+/// ``NetworkError/Reason/boundaryCollision`` instead of sending a corrupt body. For a
 /// file that was not made from this very boundary the chance of a hit is at most n / 2¹²⁸ for
 /// n bytes: about 2⁻⁸⁸ for a terabyte.
 public struct MultipartFormData: Sendable {
@@ -125,7 +128,7 @@ extension MultipartFormData {
         }
 
         /// The part's header block, ending with the empty line before the content.
-        func headerData() throws(MultipartEncodingError) -> Data {
+        func headerData() throws(NetworkError) -> Data {
             var disposition = "Content-Disposition: form-data; name=\"\(Self.escaped(name))\""
             if let fileName {
                 disposition += "; filename=\"\(Self.escaped(fileName))\""
@@ -137,7 +140,7 @@ extension MultipartFormData {
                         $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7F)
                     })
                 else {
-                    throw MultipartEncodingError(
+                    throw NetworkError.multipart(
                         .invalidMIMEType,
                         failureReason: "The MIME type of part \"\(name)\" contains control characters.")
                 }
@@ -176,26 +179,26 @@ extension MultipartFormData {
 
     /// Throws when the boundary is not a valid RFC 2046 boundary, or a custom boundary collides
     /// with an in-memory part (generated ones are replaced on append instead).
-    func validateBoundary() throws(MultipartEncodingError) {
+    func validateBoundary() throws(NetworkError) {
         let bytes = Array(boundary.utf8)
         guard (1...70).contains(bytes.count), bytes.allSatisfy({ Self.boundaryBytes.contains($0) }),
             bytes.last != UInt8(ascii: " ")
         else {
-            throw MultipartEncodingError(
+            throw NetworkError.multipart(
                 .invalidBoundary,
                 failureReason:
                     "\"\(boundary)\" is not a valid boundary (1-70 letters, digits or '()+_,-./:=? not ending in a space)."
             )
         }
         if let part = parts.first(where: { $0.inMemoryContent(contains: boundary) }) {
-            throw MultipartEncodingError(
+            throw NetworkError.multipart(
                 .boundaryCollision,
                 failureReason: "The content of part \"\(part.name)\" contains the boundary \"\(boundary)\".")
         }
     }
 
     /// The exact encoded size; throws what encoding would throw for the headers and file sizes.
-    func encodedLength() throws(MultipartEncodingError) -> Int64 {
+    func encodedLength() throws(NetworkError) -> Int64 {
         try validateBoundary()
         let framing = Int64(delimiter.count + Self.crlf.count)
         var total = Int64(closeDelimiter.count)

@@ -13,11 +13,12 @@ struct MultipartWriter {
     var chunkSize = MultipartWriter.defaultChunkSize
 
     /// Writes the whole body to `sink`.
-    /// - Throws: ``MultipartEncodingError`` for a bad part, or whatever `sink` throws.
+    /// - Throws: ``NetworkError`` for a bad part (see `NetworkError.multipart`),
+    ///   or whatever `sink` throws.
     func write(to sink: (Data) throws -> Void) throws {
         try form.validateBoundary()
         // Measure everything first: a missing file fails before anything was written.
-        let prepared = try form.parts.map { part throws(MultipartEncodingError) in
+        let prepared = try form.parts.map { part throws(NetworkError) in
             let header = try part.headerData()
             switch part.content {
             case .data:
@@ -44,21 +45,36 @@ struct MultipartWriter {
     }
 }
 
+extension NetworkError {
+    /// The error for a multipart body that could not be built: of kind
+    /// ``Kind/multipartEncodingFailed`` for a problem of the body itself (its boundary, a MIME
+    /// type), ``Kind/fileOperationFailed`` for one of a file (a part's, or the output file).
+    static func multipart(
+        _ reason: Reason, fileURL: URL? = nil, failureReason: String, underlyingError: (any Error)? = nil
+    ) -> NetworkError {
+        let ofTheBody: Set<Reason> = [.invalidMIMEType, .invalidBoundary, .boundaryCollision]
+        return NetworkError(
+            ofTheBody.contains(reason) ? .multipartEncodingFailed : .fileOperationFailed,
+            failureReason: failureReason, details: Details(reason: reason, fileURL: fileURL),
+            underlyingError: underlyingError)
+    }
+}
+
 /// Measuring and reading the files of file parts.
 enum MultipartFile {
     /// The size of the regular file at `url`.
-    static func size(of url: URL, part: String) throws(MultipartEncodingError) -> Int64 {
+    static func size(of url: URL, part: String) throws(NetworkError) -> Int64 {
         guard url.isFileURL else {
-            throw MultipartEncodingError(
+            throw NetworkError.multipart(
                 .notAFileURL, fileURL: url, failureReason: "Part \"\(part)\": \(url) is not a file URL.")
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw MultipartEncodingError(
+            throw NetworkError.multipart(
                 .fileNotFound, fileURL: url, failureReason: "Part \"\(part)\": no file at \(url.path).")
         }
         guard !isDirectory.boolValue else {
-            throw MultipartEncodingError(
+            throw NetworkError.multipart(
                 .fileIsDirectory, fileURL: url, failureReason: "Part \"\(part)\": \(url.path) is a directory."
             )
         }
@@ -69,7 +85,7 @@ enum MultipartFile {
             }
             return size
         } catch {
-            throw MultipartEncodingError(
+            throw NetworkError.multipart(
                 .fileNotReadable, fileURL: url,
                 failureReason: "Part \"\(part)\": cannot read the size of \(url.path).",
                 underlyingError: error)
@@ -85,7 +101,7 @@ enum MultipartFile {
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
-            throw MultipartEncodingError(
+            throw NetworkError.multipart(
                 .fileNotReadable, fileURL: url, failureReason: "Part \"\(part)\": cannot open \(url.path).",
                 underlyingError: error)
         }
@@ -97,7 +113,7 @@ enum MultipartFile {
             do {
                 chunk = try handle.read(upToCount: chunkSize)
             } catch {
-                throw MultipartEncodingError(
+                throw NetworkError.multipart(
                     .fileNotReadable, fileURL: url,
                     failureReason: "Part \"\(part)\": reading \(url.path) failed after \(copied) bytes.",
                     underlyingError: error)
@@ -106,14 +122,14 @@ enum MultipartFile {
             copied += Int64(chunk.count)
             guard copied <= expectedSize else { break }
             if search.feed(chunk) {
-                throw MultipartEncodingError(
+                throw NetworkError.multipart(
                     .boundaryCollision, fileURL: url,
                     failureReason: "Part \"\(part)\": \(url.path) contains the boundary.")
             }
             try sink(chunk)
         }
         guard copied == expectedSize else {
-            throw MultipartEncodingError(
+            throw NetworkError.multipart(
                 .fileSizeChanged, fileURL: url,
                 failureReason:
                     "Part \"\(part)\": \(url.path) was \(expectedSize) bytes when measured but changed while being read."
@@ -130,7 +146,7 @@ extension MultipartFormData {
     public static let defaultEncodingMemoryThreshold = 10_000_000
 
     /// The whole body in memory (file parts are read in chunks and appended).
-    /// - Throws: ``MultipartEncodingError``.
+    /// - Throws: ``NetworkError`` (see `NetworkError.multipart`).
     func encodedData() throws -> Data {
         var data = Data()
         data.reserveCapacity(Int(try encodedLength()))
@@ -140,7 +156,7 @@ extension MultipartFormData {
 
     /// Writes the body to a new file at `fileURL` (created with owner-only permissions; an existing
     /// file is never overwritten). On failure the partly written file is removed.
-    /// - Throws: ``MultipartEncodingError``.
+    /// - Throws: ``NetworkError`` (see `NetworkError.multipart`).
     func writeEncoded(to fileURL: URL, chunkSize: Int = MultipartWriter.defaultChunkSize) throws {
         let handle = try Self.createExclusively(fileURL)
         do {
@@ -151,7 +167,7 @@ extension MultipartFormData {
                 do {
                     try handle.write(contentsOf: data)
                 } catch {
-                    throw MultipartEncodingError(
+                    throw NetworkError.multipart(
                         .outputNotWritable, fileURL: fileURL,
                         failureReason: "Writing \(fileURL.path) failed.",
                         underlyingError: error)
@@ -179,9 +195,9 @@ extension MultipartFormData {
     }
 
     /// Creates a new file with `O_EXCL` (never replacing one) and mode 0600, open for writing.
-    private static func createExclusively(_ fileURL: URL) throws(MultipartEncodingError) -> FileHandle {
+    private static func createExclusively(_ fileURL: URL) throws(NetworkError) -> FileHandle {
         guard fileURL.isFileURL else {
-            throw MultipartEncodingError(
+            throw NetworkError.multipart(
                 .outputNotWritable, fileURL: fileURL, failureReason: "\(fileURL) is not a file URL.")
         }
         let descriptor = open(fileURL.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -189,11 +205,11 @@ extension MultipartFormData {
             let code = errno
             let error = POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
             if code == EEXIST {
-                throw MultipartEncodingError(
+                throw NetworkError.multipart(
                     .outputFileExists, fileURL: fileURL, failureReason: "\(fileURL.path) already exists.",
                     underlyingError: error)
             }
-            throw MultipartEncodingError(
+            throw NetworkError.multipart(
                 .outputNotWritable, fileURL: fileURL, failureReason: "Cannot create \(fileURL.path).",
                 underlyingError: error)
         }

@@ -28,7 +28,7 @@ public struct ParameterEncoding: Sendable {
     private enum Kind: Sendable {
         case url(Destination, URLQueryEncoder)
         case jsonParameters
-        case jsonBody(Result<Data, ParameterEncodingError>)
+        case jsonBody(Result<Data, NetworkError>)
         /// A form's own body (``RequestFormable/body``); parameters go to the query.
         case raw(RequestBody)
     }
@@ -86,9 +86,8 @@ public struct ParameterEncoding: Sendable {
         do {
             return ParameterEncoding(.jsonBody(.success(try encoder.encode(body))))
         } catch {
-            let failure = ParameterEncodingError(
-                .encodingFailed(Self.describe(error)), underlyingError: error)
-            return ParameterEncoding(.jsonBody(.failure(failure)))
+            return ParameterEncoding(
+                .jsonBody(.failure(.jsonEncodingFailed(Self.describe(error), underlyingError: error))))
         }
     }
 
@@ -97,12 +96,24 @@ public struct ParameterEncoding: Sendable {
     ///   - request: The request; it must have a URL.
     ///   - parameters: The parameters to encode.
     /// - Returns: The request with its URL, body and `Content-Type` set as needed.
-    /// - Throws: ``ParameterEncodingError`` for a missing URL, an unsupported or non-finite
-    ///   value, or a body that failed to encode.
+    /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/parameterEncodingFailed`` for a
+    ///   missing URL, an unsupported or non-finite value (its ``NetworkError/parameterKeyPath``
+    ///   names it), or a body that failed to encode; ``NetworkError/reason`` says which, and
+    ///   ``NetworkError/request`` is the request given.
     public func encode(
         _ request: URLRequest, with parameters: Parameters
-    ) throws(ParameterEncodingError) -> URLRequest {
-        guard request.url != nil else { throw ParameterEncodingError(.missingURL) }
+    ) throws(NetworkError) -> URLRequest {
+        do {
+            return try encoding(request, with: parameters)
+        } catch {
+            throw error.with(request: request)
+        }
+    }
+
+    private func encoding(_ request: URLRequest, with parameters: Parameters) throws(NetworkError)
+        -> URLRequest
+    {
+        guard request.url != nil else { throw .missingURL }
         var request = request
         switch kind {
         case .url(let destination, let encoder):
@@ -146,7 +157,7 @@ public struct ParameterEncoding: Sendable {
 
     /// Appends `parameters`, URL-encoded with the default options, to the request's query.
     private static func appendQuery(_ parameters: Parameters, to request: inout URLRequest)
-        throws(ParameterEncodingError)
+        throws(NetworkError)
     {
         guard !parameters.isEmpty else { return }
         let query = try URLQueryEncoder().encode(parameters)
@@ -154,11 +165,11 @@ public struct ParameterEncoding: Sendable {
     }
 
     private static func appendQuery(_ query: String, to request: inout URLRequest)
-        throws(ParameterEncodingError)
+        throws(NetworkError)
     {
-        guard let url = request.url else { throw ParameterEncodingError(.missingURL) }
+        guard let url = request.url else { throw .missingURL }
         guard let encodedURL = Self.url(url, appendingQuery: query) else {
-            throw ParameterEncodingError(.invalidURL(url.absoluteString))
+            throw .invalidQueryURL(url.absoluteString)
         }
         request.url = encodedURL
     }
@@ -187,8 +198,8 @@ public struct ParameterEncoding: Sendable {
 
     /// The query string `encode(_:with:)` would add to the URL of a request with this `method`,
     /// when that is all it would do; nil when it would leave the request as it is or set a body.
-    /// - Throws: ``ParameterEncodingError`` for a value that cannot be encoded.
-    func queryString(for parameters: Parameters, method: String?) throws(ParameterEncodingError) -> String? {
+    /// - Throws: ``NetworkError`` for a value that cannot be encoded.
+    func queryString(for parameters: Parameters, method: String?) throws(NetworkError) -> String? {
         guard case .url(let destination, let encoder) = kind, !parameters.isEmpty,
             Self.usesQueryString(destination, method: method)
         else { return nil }
@@ -205,21 +216,21 @@ public struct ParameterEncoding: Sendable {
 
     /// Serialises parameters after checking every value, so `JSONSerialization` never sees
     /// an object it would reject with an (uncatchable) Objective-C exception.
-    static func jsonData(_ parameters: Parameters) throws(ParameterEncodingError) -> Data {
+    static func jsonData(_ parameters: Parameters) throws(NetworkError) -> Data {
         let object = try jsonObject(parameters, path: "") ?? [String: Any]()
         guard JSONSerialization.isValidJSONObject(object) else {
-            throw ParameterEncodingError(.encodingFailed("the parameters are not a valid JSON object"))
+            throw .jsonEncodingFailed("the parameters are not a valid JSON object")
         }
         do {
             return try JSONSerialization.data(
                 withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         } catch {
-            throw ParameterEncodingError(.encodingFailed(describe(error)), underlyingError: error)
+            throw .jsonEncodingFailed(describe(error), underlyingError: error)
         }
     }
 
     /// A JSON-compatible Foundation value for `value`, or `nil` when it is a `nil` optional.
-    private static func jsonObject(_ value: Any, path: String) throws(ParameterEncodingError) -> Any? {
+    private static func jsonObject(_ value: Any, path: String) throws(NetworkError) -> Any? {
         switch ParameterValue(value) {
         case .absent:
             return nil
@@ -235,13 +246,12 @@ public struct ParameterEncoding: Sendable {
             return NSDecimalNumber(string: "\(integer)", locale: nil)
         case .double(let double):
             guard double.isFinite else {
-                throw ParameterEncodingError(
-                    .invalidValue(keyPath: path, reason: "\(double) is not valid in JSON"))
+                throw .invalidParameter(keyPath: path, why: "\(double) is not valid in JSON")
             }
             return double
         case .decimal(let decimal):
             guard !decimal.isNaN else {
-                throw ParameterEncodingError(.invalidValue(keyPath: path, reason: "NaN is not valid in JSON"))
+                throw .invalidParameter(keyPath: path, why: "NaN is not valid in JSON")
             }
             return NSDecimalNumber(decimal: decimal)
         case .array(let array):
@@ -259,7 +269,7 @@ public struct ParameterEncoding: Sendable {
             }
             return result
         case .unsupported(let type):
-            throw ParameterEncodingError(.unsupportedValue(keyPath: path, type: type))
+            throw .unsupportedParameter(keyPath: path, type: type)
         }
     }
 
@@ -275,47 +285,41 @@ public struct ParameterEncoding: Sendable {
     }
 }
 
-// MARK: - ParameterEncodingError
+// MARK: - Parameter encoding failures
 
-/// Parameters or a body that could not be encoded into a request.
-public struct ParameterEncodingError: Error, Sendable, CustomStringConvertible {
-    /// Why encoding failed.
-    public enum Reason: Sendable, Equatable {
-        /// A value's type is not supported (see ``Parameters``); names its key path and type.
-        case unsupportedValue(keyPath: String, type: String)
-        /// A supported type with a value that cannot be sent, such as NaN or infinity.
-        case invalidValue(keyPath: String, reason: String)
-        /// The `Encodable` body or the JSON serialisation failed; the underlying message.
-        case encodingFailed(String)
-        /// The request has no URL.
-        case missingURL
-        /// The request's URL could not take a query string.
-        case invalidURL(String)
+extension NetworkError {
+    /// A parameter whose type is not supported (see ``Parameters``).
+    static func unsupportedParameter(keyPath: String, type: String) -> NetworkError {
+        NetworkError(
+            .parameterEncodingFailed,
+            failureReason:
+                "Cannot encode parameter \"\(keyPath)\": values of type \(type) are not supported.",
+            details: Details(reason: .unsupportedValue, parameterKeyPath: keyPath, valueType: type))
     }
 
-    /// Why encoding failed.
-    public let reason: Reason
-    /// The error that caused this one, e.g. the `EncodingError` thrown by `JSONEncoder`.
-    public let underlyingError: (any Error)?
-
-    init(_ reason: Reason, underlyingError: (any Error)? = nil) {
-        self.reason = reason
-        self.underlyingError = underlyingError
+    /// A parameter of a supported type whose value cannot be sent (NaN, infinity).
+    static func invalidParameter(keyPath: String, why: String) -> NetworkError {
+        NetworkError(
+            .parameterEncodingFailed, failureReason: "Cannot encode parameter \"\(keyPath)\": \(why).",
+            details: Details(reason: .invalidValue, parameterKeyPath: keyPath))
     }
 
-    /// A sentence naming the parameter's key path and type, or the underlying failure.
-    public var description: String {
-        switch reason {
-        case .unsupportedValue(let keyPath, let type):
-            "Cannot encode parameter \"\(keyPath)\": values of type \(type) are not supported."
-        case .invalidValue(let keyPath, let reason):
-            "Cannot encode parameter \"\(keyPath)\": \(reason)."
-        case .encodingFailed(let message):
-            "Could not encode the request body: \(message)"
-        case .missingURL:
-            "Cannot encode parameters: the request has no URL."
-        case .invalidURL(let url):
-            "Cannot add a query string to the URL \"\(url)\"."
-        }
+    /// The `Encodable` body or the JSON serialisation failed, for the reason `message`.
+    static func jsonEncodingFailed(_ message: String, underlyingError: (any Error)? = nil) -> NetworkError {
+        NetworkError(
+            .parameterEncodingFailed, failureReason: "Could not encode the request body: \(message)",
+            details: Details(reason: .jsonEncodingFailed), underlyingError: underlyingError)
+    }
+
+    /// The request to encode into has no URL.
+    static let missingURL = NetworkError(
+        .parameterEncodingFailed, failureReason: "Cannot encode parameters: the request has no URL.",
+        details: Details(reason: .missingURL))
+
+    /// The request's URL could not take a query string.
+    static func invalidQueryURL(_ url: String) -> NetworkError {
+        NetworkError(
+            .parameterEncodingFailed, failureReason: "Cannot add a query string to the URL \"\(url)\".",
+            details: Details(reason: .invalidQueryURL))
     }
 }

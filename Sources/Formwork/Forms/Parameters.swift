@@ -1,6 +1,7 @@
 /// The parameters of a request form: names to values, encoded by a ``ParameterEncoding``.
 ///
-/// Supported values (anything else makes encoding throw ``ParameterEncodingError``):
+/// Supported values (anything else makes encoding throw a ``NetworkError`` of kind
+/// ``NetworkError/Kind/parameterEncodingFailed``):
 /// `String`, `Substring`, `Bool`, every integer type, `Double`, `Float`, `Decimal`,
 /// `NSNumber`, `URL` (its `absoluteString`), `UUID` (`uuidString`), `Date` (ISO 8601 in UTC
 /// with milliseconds, e.g. `2024-05-01T08:30:00.000Z`), `NSNull` (an empty query value, JSON

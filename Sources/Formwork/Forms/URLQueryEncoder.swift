@@ -15,8 +15,10 @@
 ///   `:#[]@!$&'()*+,;=` and all non-ASCII text. Keys are encoded the same way, brackets
 ///   included: `a[b]=v` is sent as `a%5Bb%5D=v`.
 ///
-/// A value of any other type, or a NaN or infinite number, throws ``ParameterEncodingError``
-/// naming the key path (e.g. `user[tags][1]`) rather than being sent as some description.
+/// A value of any other type, or a NaN or infinite number, throws a ``NetworkError`` of kind
+/// ``NetworkError/Kind/parameterEncodingFailed`` naming the key path
+/// (``NetworkError/parameterKeyPath``, e.g. `user[tags][1]`) rather than being sent as some
+/// description.
 public struct URLQueryEncoder: Sendable {
     /// How array elements are keyed.
     public enum ArrayEncoding: Sendable {
@@ -53,8 +55,10 @@ public struct URLQueryEncoder: Sendable {
     /// Encodes parameters as a percent-encoded query string, without a leading `?`.
     /// - Parameter parameters: The parameters; an empty dictionary gives `""`.
     /// - Returns: The query, e.g. `"page=2&q=swift%20concurrency"`.
-    /// - Throws: ``ParameterEncodingError`` for an unsupported value or a non-finite number.
-    public func encode(_ parameters: Parameters) throws(ParameterEncodingError) -> String {
+    /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/parameterEncodingFailed`` for an
+    ///   unsupported value (``NetworkError/Reason/unsupportedValue``) or a non-finite number
+    ///   (``NetworkError/Reason/invalidValue``), naming its ``NetworkError/parameterKeyPath``.
+    public func encode(_ parameters: Parameters) throws(NetworkError) -> String {
         var pairs: [String] = []
         for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
             try append(value, key: key, path: key, to: &pairs)
@@ -68,7 +72,7 @@ public struct URLQueryEncoder: Sendable {
     ///   - path: The key path for error messages, with indices, e.g. `user[tags][1]`.
     private func append(
         _ value: Any, key: String, path: String, to pairs: inout [String]
-    ) throws(ParameterEncodingError) {
+    ) throws(NetworkError) {
         func pair(_ text: String) {
             pairs.append(Self.percentEncoded(key) + "=" + Self.percentEncoded(text))
         }
@@ -88,14 +92,12 @@ public struct URLQueryEncoder: Sendable {
             pair("\(integer)")
         case .double(let double):
             guard double.isFinite else {
-                throw ParameterEncodingError(
-                    .invalidValue(keyPath: path, reason: "\(double) is not a finite number"))
+                throw .invalidParameter(keyPath: path, why: "\(double) is not a finite number")
             }
             pair(double.description)
         case .decimal(let decimal):
             guard !decimal.isNaN else {
-                throw ParameterEncodingError(
-                    .invalidValue(keyPath: path, reason: "NaN is not a finite number"))
+                throw .invalidParameter(keyPath: path, why: "NaN is not a finite number")
             }
             pair(decimal.description)
         case .array(let array):
@@ -117,7 +119,7 @@ public struct URLQueryEncoder: Sendable {
                     to: &pairs)
             }
         case .unsupported(let type):
-            throw ParameterEncodingError(.unsupportedValue(keyPath: path, type: type))
+            throw .unsupportedParameter(keyPath: path, type: type)
         }
     }
 

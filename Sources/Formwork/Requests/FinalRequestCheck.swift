@@ -41,9 +41,7 @@ enum FinalRequestCheck {
     }
 
     /// The error for a request refused for `error`, keeping the request without its invalid headers.
-    private static func refusal(_ error: InvalidHeaderError, request: URLRequest) -> NetworkError {
-        NetworkError(
-            .invalidHeader, failureReason: String(describing: error), underlyingError: error,
-            request: request.removingInvalidHeaders())
+    private static func refusal(_ error: NetworkError, request: URLRequest) -> NetworkError {
+        error.with(request: request.removingInvalidHeaders())
     }
 }

@@ -86,7 +86,7 @@ public struct Envelope: Sendable, Hashable {
         return NetworkError(
             .business,
             failureReason: "The server answered code \(code)\(message.map { ": \($0)" } ?? "").",
-            underlyingError: BusinessError(code: code, message: message),
+            details: .init(businessCode: code, businessMessage: message),
             request: outcome.request, response: outcome.response, data: outcome.data)
     }
 

@@ -144,13 +144,12 @@ extension Session {
                 body = try await offload {
                     try multipart.encodedBody(memoryThreshold: threshold, temporaryDirectory: directory)
                 }
+            } catch let error as NetworkError {
+                throw error.with(request: request)
             } catch {
-                let kind: NetworkError.Kind =
-                    error is MultipartEncodingError ? .fileOperationFailed : .requestBuildFailed
                 throw NetworkError(
-                    kind, failureReason: "The multipart body could not be built: \(error)",
-                    underlyingError: error,
-                    request: request)
+                    .requestBuildFailed, failureReason: "The multipart body could not be built: \(error)",
+                    underlyingError: error, request: request)
             }
             request.setValue(multipart.contentType, forHTTPHeaderField: "Content-Type")
             switch body {
@@ -193,8 +192,18 @@ func checkReadableFile(_ url: URL, request: URLRequest) throws(NetworkError) {
     let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
     guard url.isFileURL, exists, !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: url.path)
     else {
-        let why = !exists ? "does not exist" : isDirectory.boolValue ? "is a directory" : "is not readable"
+        let (reason, why): (NetworkError.Reason, String) =
+            if !url.isFileURL {
+                (.notAFileURL, "is not a file URL")
+            } else if !exists {
+                (.fileNotFound, "does not exist")
+            } else if isDirectory.boolValue {
+                (.fileIsDirectory, "is a directory")
+            } else {
+                (.fileNotReadable, "is not readable")
+            }
         throw NetworkError(
-            .fileOperationFailed, failureReason: "The file to upload \(url.path) \(why).", request: request)
+            .fileOperationFailed, failureReason: "The file to upload \(url.path) \(why).",
+            details: .init(reason: reason, fileURL: url), request: request)
     }
 }

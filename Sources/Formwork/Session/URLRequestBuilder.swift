@@ -66,12 +66,7 @@ enum URLRequestBuilder {
         do {
             try headers.validate()
         } catch {
-            throw NetworkError(
-                .invalidHeader,
-                failureReason: String(describing: error),
-                underlyingError: error,
-                request: request
-            )
+            throw error.with(request: request)
         }
         request.headers = headers
         return request
@@ -95,15 +90,6 @@ enum URLRequestBuilder {
             return request
         }
         let request = try baseRequest(for: form, configuration: configuration)
-        do {
-            return try encoding.encode(request, with: parameters)
-        } catch {
-            throw NetworkError(
-                .parameterEncodingFailed,
-                failureReason: String(describing: error),
-                underlyingError: error,
-                request: request
-            )
-        }
+        return try encoding.encode(request, with: parameters)  // a failure keeps `request`
     }
 }

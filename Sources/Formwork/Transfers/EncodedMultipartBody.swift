@@ -66,7 +66,8 @@ extension MultipartFormData {
     /// - Parameters:
     ///   - memoryThreshold: The `encodingMemoryThreshold` of the upload form.
     ///   - directory: Where the temporary file goes (tests pass their own directory).
-    /// - Throws: ``MultipartEncodingError``.
+    /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/multipartEncodingFailed`` or
+    ///   ``NetworkError/Kind/fileOperationFailed``.
     func encodedBody(
         memoryThreshold: Int = MultipartFormData.defaultEncodingMemoryThreshold,
         temporaryDirectory directory: URL = FileManager.default.temporaryDirectory

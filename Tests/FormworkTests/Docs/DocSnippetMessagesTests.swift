@@ -93,3 +93,57 @@ extension DocSnippetTests {
         }
     }
 }
+
+// "What a failure is about".
+extension DocSnippetTests.MessagesTests {
+    static func logLine(for error: NetworkError) -> String {
+        switch error.kind {
+        case .invalidHeader:
+            "header \(error.headerName ?? ""): \(error.reason?.name ?? "")"
+        case .parameterEncodingFailed:
+            "parameter \(error.parameterKeyPath ?? ""): \(error.reason?.name ?? "")"
+        case .fileOperationFailed, .multipartEncodingFailed:
+            "file \(error.fileURL?.lastPathComponent ?? ""): \(error.reason?.name ?? "")"
+        case .business:
+            "code \(error.businessCode ?? ""): \(error.businessMessage ?? "")"
+        default:
+            error.description
+        }
+    }
+
+    struct TokenForm: RequestFormable {
+        var url: String { "https://api.example.com/profile" }
+        var headers: HTTPHeaders { ["X-Token": "abc\n"] }
+    }
+
+    struct SearchForm: RequestFormable {
+        var url: String { "https://api.example.com/search" }
+        var parameters: Parameters { ["since": Data()] }
+    }
+
+    struct AvatarUpload: UploadMultipartFormable {
+        let file: URL
+        var url: String { "https://api.example.com/avatar" }
+        var multipartFormData: MultipartFormData {
+            var form = MultipartFormData()
+            form.append(file, name: "avatar")
+            return form
+        }
+    }
+
+    @Test("Messages: one error type says what a failure is about")
+    @MainActor
+    func whatAFailureIsAbout() async throws {
+        let session = Session(stubs: StubRegistry())
+        let caller = DocSnippetTests.Caller()
+        let header = await caller.request(TokenForm(), session: session).response().error
+        #expect(header.map(Self.logLine) == "header X-Token: invalidHeaderValueCharacter")
+        let parameter = await caller.request(SearchForm(), session: session).response().error
+        #expect(parameter.map(Self.logLine) == "parameter since: unsupportedValue")
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-avatar.png")
+        let file = await caller.upload(AvatarUpload(file: missing), session: session).response().error
+        #expect(file.map(Self.logLine) == "file no-such-avatar.png: fileNotFound")
+        let business = NetworkError(.business, failureReason: "…", details: .init(businessCode: "1001"))
+        #expect(Self.logLine(for: business) == "code 1001: ")
+    }
+}

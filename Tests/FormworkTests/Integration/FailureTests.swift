@@ -45,7 +45,13 @@ struct FailureTests {
         let response = await request.handledString()
         let error = try #require(response.error)
         #expect(error.kind == .invalidHeader)
-        #expect(error.underlyingError is InvalidHeaderError)
+        let header = try #require(headers.first)
+        #expect(error.headerName == header.name)  // the error names the header...
+        #expect([.invalidHeaderNameCharacter, .invalidHeaderValueCharacter].contains(error.reason))
+        #expect(error.invalidCharacter != nil)
+        if header.value.count > 1 {  // ...and never holds its value ("v" is in any text)
+            #expect(!error.debugDescription.contains(header.value))
+        }
         #expect(request.core.task == nil)
         #expect(request.response == nil)
     }
@@ -66,8 +72,44 @@ struct FailureTests {
         let request = client.request(
             TestForm(url: try await DemoServer.url("/echo"), parameters: ["x": Opaque()]))
         let response = await request.handledString()
-        #expect(response.error?.kind == .parameterEncodingFailed)
+        let error = try #require(response.error)
+        #expect(error.kind == .parameterEncodingFailed)
+        #expect(error.reason == .unsupportedValue)  // says what failed...
+        #expect(error.parameterKeyPath == "x")  // ...for which parameter...
+        #expect(error.valueType == "Opaque")  // ...of which type
+        #expect(error.request?.url?.path == "/echo")
+        #expect(error.userMessage(using: plain) == plain.invalidRequest)
         #expect(request.core.task == nil)
+    }
+
+    @Test("A non-finite number in a JSON body fails naming the parameter, before anything is sent")
+    func nonFiniteJSONParameter() async throws {
+        let request = client.request(
+            TestForm(
+                url: try await DemoServer.url("/echo"), method: .post,
+                parameters: ["stats": ["ratio": Double.nan]],
+                encoding: .json))
+        let error = try #require(await request.handledString().error)
+        #expect(error.kind == .parameterEncodingFailed)
+        #expect(error.reason == .invalidValue)
+        #expect(error.parameterKeyPath == "stats[ratio]")
+        #expect(request.core.task == nil)
+    }
+
+    @Test("An invalid header names the header, the rule and the character, through any catch")
+    func invalidHeaderDetails() async throws {
+        let url = try await DemoServer.url("/echo")
+        do {
+            _ = try await client.request(TestForm(url: url, headers: ["X-Token": "abc\n"])).string()
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.kind == .invalidHeader)
+            #expect(error.headerName == "X-Token")
+            #expect(error.reason == .invalidHeaderValueCharacter)
+            #expect(error.invalidCharacter == "\n")
+            #expect(error.underlyingError == nil)
+            #expect(error.description.hasPrefix("NetworkError.invalidHeader(invalidHeaderValueCharacter): "))
+        }
     }
 
     @Test(

@@ -48,6 +48,9 @@ struct UploadTests {
             TestFileUpload(url: try await DemoServer.url("/echo"), fileURL: scratch.file(name)))
         let response = await request.handledString()
         #expect(response.error?.kind == .fileOperationFailed)
+        #expect(response.error?.reason == (name.isEmpty ? .fileIsDirectory : .fileNotFound))
+        #expect(response.error?.fileURL == scratch.file(name))
+        #expect(response.error?.request?.url?.path == "/echo")
         #expect(request.core.task == nil)
     }
 

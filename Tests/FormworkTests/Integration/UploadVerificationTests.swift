@@ -150,7 +150,29 @@ struct UploadVerificationTests {
                 encodingDirectory: scratch.url))
         let response = await request.handledString()
         #expect(response.error?.kind == .fileOperationFailed)
+        #expect(response.error?.reason == .fileNotFound)
+        #expect(response.error?.fileURL == scratch.file("gone.jpg"))
+        #expect(response.error?.failureReason.contains("photo") == true)  // names the part
+        #expect(response.error?.request?.url?.path == "/upload")
         #expect(request.core.task == nil)
         #expect(try scratch.contents().isEmpty)
+    }
+
+    @Test(
+        "A file part that holds the boundary is a multipartEncodingFailed, naming the file; nothing is sent")
+    func boundaryInAFilePart() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let file = try scratch.write(Data("before --fixed-boundary after".utf8), to: "part.txt")
+        var form = MultipartFormData(boundary: "fixed-boundary")
+        form.append(file, name: "doc")
+        let request = client.upload(
+            TestMultipartUpload(url: try await DemoServer.url("/upload"), multipartFormData: form))
+        let error = try #require(await request.handledString().error)
+        #expect(error.kind == .multipartEncodingFailed)
+        #expect(error.reason == .boundaryCollision)
+        #expect(error.fileURL == file)
+        #expect(error.userMessage(using: .english).hasPrefix(MessageCatalog.english.invalidRequest))
+        #expect(request.core.task == nil)
     }
 }

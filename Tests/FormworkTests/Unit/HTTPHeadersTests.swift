@@ -139,15 +139,19 @@ import Testing
     ])
     func invalidNameCharacterIsRejected(name: String, bad: Unicode.Scalar) {
         let headers: HTTPHeaders = [HTTPHeader(name: "Ok", value: "1"), HTTPHeader(name: name, value: "v")]
-        #expect(throws: InvalidHeaderError(name: name, reason: .invalidNameCharacter(bad))) {
-            try headers.validate()
-        }
+        let error = #expect(throws: NetworkError.self) { try headers.validate() }
+        #expect(error?.kind == .invalidHeader)
+        #expect(error?.reason == .invalidHeaderNameCharacter)
+        #expect(error?.headerName == name)
+        #expect(error?.invalidCharacter == bad)
     }
 
     @Test func emptyNameIsRejected() {
-        #expect(throws: InvalidHeaderError(name: "", reason: .emptyName)) {
-            try HTTPHeader(name: "", value: "v").validate()
-        }
+        let error = #expect(throws: NetworkError.self) { try HTTPHeader(name: "", value: "v").validate() }
+        #expect(error?.kind == .invalidHeader)
+        #expect(error?.reason == .emptyHeaderName)
+        #expect(error?.headerName == "")
+        #expect(error?.invalidCharacter == nil)
     }
 
     @Test(arguments: [
@@ -156,11 +160,14 @@ import Testing
     ])
     func invalidValueCharacterIsRejected(value: String, bad: Unicode.Scalar) {
         let headers: HTTPHeaders = ["X-Value": value]
-        #expect(throws: InvalidHeaderError(name: "X-Value", reason: .invalidValueCharacter(bad))) {
-            try headers.validate()
-        }
-        #expect(throws: InvalidHeaderError(name: "X-Value", reason: .invalidValueCharacter(bad))) {
-            try headers.validated()
+        for error in [
+            #expect(throws: NetworkError.self) { try headers.validate() },
+            #expect(throws: NetworkError.self) { try headers.validated() },
+        ] {
+            #expect(error?.kind == .invalidHeader)
+            #expect(error?.reason == .invalidHeaderValueCharacter)
+            #expect(error?.headerName == "X-Value")
+            #expect(error?.invalidCharacter == bad)
         }
     }
 
@@ -183,30 +190,34 @@ import Testing
         #expect(validated.description == "X-Padded: value with inner space\nX-Blank: ")
     }
 
+    /// The failure reason of validating one header.
+    private func failureReason(name: String, value: String) -> String? {
+        #expect(throws: NetworkError.self) { try HTTPHeader(name: name, value: value).validate() }?
+            .failureReason
+    }
+
     @Test func errorDescriptionEscapesAndHidesValue() {
-        let valueError = InvalidHeaderError(name: "Authorization", reason: .invalidValueCharacter("\n"))
         #expect(
-            valueError.description
+            failureReason(name: "Authorization", value: "a\nb")
                 == "Invalid value for HTTP header \"Authorization\": it contains a line feed (\\n); header values must not contain CR, LF, NUL or other control characters."
         )
-        let nameError = InvalidHeaderError(name: "X\r\nY", reason: .invalidNameCharacter("\r"))
         #expect(
-            nameError.description
+            failureReason(name: "X\r\nY", value: "v")
                 == "Invalid HTTP header name \"X\\r\\nY\": it contains a carriage return (\\r), which is not allowed in a header name."
         )
-        let nulError = InvalidHeaderError(name: "A\0", reason: .invalidNameCharacter("\0"))
         #expect(
-            nulError.description
+            failureReason(name: "A\0", value: "v")
                 == "Invalid HTTP header name \"A\\0\": it contains a NUL character (\\0), which is not allowed in a header name."
         )
-        let spaceError = InvalidHeaderError(name: "A B", reason: .invalidNameCharacter(" "))
         #expect(
-            spaceError.description.hasSuffix("it contains a space, which is not allowed in a header name."))
-        let otherError = InvalidHeaderError(name: "é", reason: .invalidNameCharacter("é"))
-        #expect(otherError.description.contains("the character \"é\" (U+E9)"))
+            failureReason(name: "A B", value: "v")?
+                .hasSuffix("it contains a space, which is not allowed in a header name.") == true)
+        #expect(failureReason(name: "é", value: "v")?.contains("the character \"é\" (U+E9)") == true)
+        #expect(failureReason(name: "", value: "v") == "Invalid HTTP header: the name is empty.")
+        let error = #expect(throws: NetworkError.self) { try HTTPHeader(name: "", value: "v").validate() }
         #expect(
-            InvalidHeaderError(name: "", reason: .emptyName).description
-                == "Invalid HTTP header: the name is empty.")
+            error?.description
+                == "NetworkError.invalidHeader(emptyHeaderName): Invalid HTTP header: the name is empty.")
     }
 
     @Test func thrownErrorNeverContainsTheValue() {
@@ -214,8 +225,11 @@ import Testing
             try HTTPHeaders([.authorization(bearerToken: "top-secret\r\n")]).validate()
             Issue.record("expected an error")
         } catch {
-            #expect(error.reason == .invalidValueCharacter("\r"))
+            #expect(error.reason == .invalidHeaderValueCharacter)
+            #expect(error.invalidCharacter == "\r")
+            #expect(error.headerName == "Authorization")
             #expect(!error.description.contains("top-secret"))
+            #expect(!error.debugDescription.contains("top-secret"))
         }
     }
 

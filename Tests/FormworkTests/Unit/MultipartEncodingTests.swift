@@ -77,14 +77,15 @@ import Testing
         form.append(Data("x".utf8), name: "first")
         form.append(missing, name: "avatar")
         #expect(form.contentLength == nil)
-        let error = #expect(throws: MultipartEncodingError.self) { try form.encodedData() }
+        let error = #expect(throws: NetworkError.self) { try form.encodedData() }
+        #expect(error?.kind == .fileOperationFailed)
         #expect(error?.reason == .fileNotFound)
         #expect(error?.fileURL == missing)
         #expect(error?.description.contains("nope.jpg") == true)
         #expect(error?.description.contains("avatar") == true)
         // Nothing is left behind by a failed file encoding.
         let output = scratch.file("body")
-        #expect(throws: MultipartEncodingError.self) { try form.writeEncoded(to: output) }
+        #expect(throws: NetworkError.self) { try form.writeEncoded(to: output) }
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
@@ -93,11 +94,14 @@ import Testing
         defer { scratch.remove() }
         var directory = MultipartFormData()
         directory.append(scratch.url, name: "dir")
-        let directoryError = #expect(throws: MultipartEncodingError.self) { try directory.encodedData() }
+        let directoryError = #expect(throws: NetworkError.self) { try directory.encodedData() }
+        #expect(directoryError?.kind == .fileOperationFailed)
         #expect(directoryError?.reason == .fileIsDirectory)
+        #expect(directoryError?.fileURL == scratch.url)
         var remote = MultipartFormData()
         remote.append(try #require(URL(string: "https://example.com/a.png")), name: "remote")
-        let remoteError = #expect(throws: MultipartEncodingError.self) { try remote.encodedData() }
+        let remoteError = #expect(throws: NetworkError.self) { try remote.encodedData() }
+        #expect(remoteError?.kind == .fileOperationFailed)
         #expect(remoteError?.reason == .notAFileURL)
     }
 
@@ -106,12 +110,14 @@ import Testing
         defer { scratch.remove() }
         let file = try scratch.write(Data(count: 100), to: "f")
         for expected: Int64 in [99, 101] {
-            let error = #expect(throws: MultipartEncodingError.self) {
+            let error = #expect(throws: NetworkError.self) {
                 try MultipartFile.copy(
                     file, part: "f", expectedSize: expected, boundary: Array("b0undary".utf8), chunkSize: 16
                 ) { _ in }
             }
+            #expect(error?.kind == .fileOperationFailed)
             #expect(error?.reason == .fileSizeChanged)
+            #expect(error?.fileURL == file)
         }
     }
 
@@ -125,10 +131,12 @@ import Testing
         form.append(file, name: "f")
         #expect(form.contentLength != nil)  // only copying can see it
         let output = scratch.file("out")
-        let error = #expect(throws: MultipartEncodingError.self) {
+        let error = #expect(throws: NetworkError.self) {
             try form.writeEncoded(to: output, chunkSize: 1024)
         }
+        #expect(error?.kind == .multipartEncodingFailed)
         #expect(error?.reason == .boundaryCollision)
+        #expect(error?.fileURL == file)
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
@@ -138,12 +146,16 @@ import Testing
         let existing = try scratch.write(Data("keep me".utf8), to: "existing")
         var form = MultipartFormData()
         form.append(Data("x".utf8), name: "a")
-        let error = #expect(throws: MultipartEncodingError.self) { try form.writeEncoded(to: existing) }
+        let error = #expect(throws: NetworkError.self) { try form.writeEncoded(to: existing) }
+        #expect(error?.kind == .fileOperationFailed)
         #expect(error?.reason == .outputFileExists)
+        #expect(error?.fileURL == existing)
         #expect(try Data(contentsOf: existing) == Data("keep me".utf8))
         let unwritable = scratch.file("no/such/dir/body")
-        let second = #expect(throws: MultipartEncodingError.self) { try form.writeEncoded(to: unwritable) }
+        let second = #expect(throws: NetworkError.self) { try form.writeEncoded(to: unwritable) }
+        #expect(second?.kind == .fileOperationFailed)
         #expect(second?.reason == .outputNotWritable)
+        #expect(second?.fileURL == unwritable)
     }
 
     @Test func bodyBelowTheThresholdStaysInMemory() throws {
@@ -196,7 +208,7 @@ import Testing
         var form = MultipartFormData()
         form.append(patternedData(count: 100), name: "a")
         form.append(scratch.file("missing.bin"), name: "b")
-        #expect(throws: MultipartEncodingError.self) {
+        #expect(throws: NetworkError.self) {
             try form.encodedBody(memoryThreshold: 0, temporaryDirectory: scratch.url)
         }
         #expect(try scratch.contents().isEmpty)

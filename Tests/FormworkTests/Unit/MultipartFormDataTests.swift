@@ -127,7 +127,8 @@ import Testing
         var form = MultipartFormData(boundary: "b")
         form.append(Data("x".utf8), name: "f", mimeType: mimeType)
         #expect(form.contentLength == nil)
-        let error = #expect(throws: MultipartEncodingError.self) { try form.encodedData() }
+        let error = #expect(throws: NetworkError.self) { try form.encodedData() }
+        #expect(error?.kind == .multipartEncodingFailed)
         #expect(error?.reason == .invalidMIMEType)
     }
 
@@ -163,14 +164,16 @@ import Testing
         form.append(Data("this is fixed text".utf8), name: "a")
         #expect(form.boundary == "fixed")
         #expect(form.contentLength == nil)
-        let error = #expect(throws: MultipartEncodingError.self) { try form.encodedData() }
+        let error = #expect(throws: NetworkError.self) { try form.encodedData() }
+        #expect(error?.kind == .multipartEncodingFailed)
         #expect(error?.reason == .boundaryCollision)
     }
 
     @Test(arguments: ["", String(repeating: "a", count: 71), "ends with space ", "semi;colon", "tab\tx", "é"])
     func invalidCustomBoundaryFails(boundary: String) {
         let form = MultipartFormData(boundary: boundary)
-        let error = #expect(throws: MultipartEncodingError.self) { try form.encodedData() }
+        let error = #expect(throws: NetworkError.self) { try form.encodedData() }
+        #expect(error?.kind == .multipartEncodingFailed)
         #expect(error?.reason == .invalidBoundary)
     }
 

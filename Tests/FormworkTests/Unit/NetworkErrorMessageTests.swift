@@ -117,9 +117,22 @@ struct NetworkErrorMessageTests {
         #expect(invalid.userMessage(using: plain) == plain.invalidRequest)
         let business = NetworkError(
             .business, failureReason: "b",
-            underlyingError: BusinessError(code: "1001", message: "Insufficient balance"))
+            details: .init(businessCode: "1001", businessMessage: "Insufficient balance"))
         #expect(business.userMessage(using: plain) == "Insufficient balance")
         #expect(business.businessCode == "1001")
+        #expect(business.reason == nil)
+        let silent = NetworkError(.business, failureReason: "b", details: .init(businessCode: "7"))
+        #expect(silent.userMessage(using: plain) == plain.businessFailure)
+        var coded = plain
+        coded.showsCodes = true
+        #expect(silent.userMessage(using: coded) == "\(plain.businessFailure) (7)")
+        for kind in [NetworkError.Kind.invalidHeader, .parameterEncodingFailed, .multipartEncodingFailed] {
+            #expect(kind.isInvalidRequest)
+            #expect(NetworkError(kind, failureReason: "x").userMessage(using: plain) == plain.invalidRequest)
+        }
+        let missingFile = NetworkError(
+            .fileOperationFailed, failureReason: "x", details: .init(reason: .fileNotFound))
+        #expect(missingFile.userMessage(using: plain) == plain.fileOperationFailed)
     }
 
     @Test("A cancellation is recognisable and is not a network failure")

@@ -122,20 +122,21 @@ private let formContentType = "application/x-www-form-urlencoded; charset=utf-8"
     func missingURLThrows(encoding: ParameterEncoding) throws {
         var original = try request()
         original.url = nil
-        #expect {
-            try encoding.encode(original, with: ["a": 1])
-        } throws: { error in
-            (error as? ParameterEncodingError)?.reason == .missingURL
-        }
+        let error = #expect(throws: NetworkError.self) { try encoding.encode(original, with: ["a": 1]) }
+        #expect(error?.kind == .parameterEncodingFailed)
+        #expect(error?.reason == .missingURL)
+        #expect(error?.request == original)
     }
 
     @Test func unsupportedValueThrowsFromURLEncoding() throws {
-        #expect {
+        let error = #expect(throws: NetworkError.self) {
             try encode(.url, ["filter": ["where": Opaque()]], method: .post)
-        } throws: { error in
-            (error as? ParameterEncodingError)?.reason
-                == .unsupportedValue(keyPath: "filter[where]", type: "Opaque")
         }
+        #expect(error?.kind == .parameterEncodingFailed)
+        #expect(error?.reason == .unsupportedValue)
+        #expect(error?.parameterKeyPath == "filter[where]")
+        #expect(error?.valueType == "Opaque")
+        #expect(error?.request?.url?.absoluteString == "https://api.example.com/items")
     }
 
     // MARK: JSON parameters
@@ -180,25 +181,26 @@ private let formContentType = "application/x-www-form-urlencoded; charset=utf-8"
         (["d": Decimal.nan], "d", "NaN is not valid in JSON"),
     ])
     func jsonRejectsNonFiniteNumbers(parameters: Parameters, keyPath: String, reason: String) throws {
-        #expect {
-            try encode(.json, parameters, method: .post)
-        } throws: { error in
-            (error as? ParameterEncodingError)?.reason == .invalidValue(keyPath: keyPath, reason: reason)
-        }
+        let error = #expect(throws: NetworkError.self) { try encode(.json, parameters, method: .post) }
+        #expect(error?.kind == .parameterEncodingFailed)
+        #expect(error?.reason == .invalidValue)
+        #expect(error?.parameterKeyPath == keyPath)
+        #expect(error?.failureReason == "Cannot encode parameter \"\(keyPath)\": \(reason).")
     }
 
     @Test func jsonRejectsUnsupportedValues() throws {
-        #expect {
+        let nested = #expect(throws: NetworkError.self) {
             try encode(.json, ["list": [["item": Opaque()]]], method: .post)
-        } throws: { error in
-            (error as? ParameterEncodingError)?.reason
-                == .unsupportedValue(keyPath: "list[0][item]", type: "Opaque")
         }
-        #expect {
-            try encode(.json, ["data": Data()], method: .post)
-        } throws: { error in
-            (error as? ParameterEncodingError)?.reason == .unsupportedValue(keyPath: "data", type: "Data")
-        }
+        #expect(nested?.reason == .unsupportedValue)
+        #expect(nested?.parameterKeyPath == "list[0][item]")
+        #expect(nested?.valueType == "Opaque")
+        let data = #expect(throws: NetworkError.self) { try encode(.json, ["data": Data()], method: .post) }
+        #expect(data?.reason == .unsupportedValue)
+        #expect(data?.parameterKeyPath == "data")
+        #expect(data?.valueType == "Data")
+        #expect(
+            data?.failureReason == "Cannot encode parameter \"data\": values of type Data are not supported.")
     }
 
     // MARK: Encodable body
@@ -237,38 +239,44 @@ private let formContentType = "application/x-www-form-urlencoded; charset=utf-8"
             _ = try ParameterEncoding.json(Reading(value: .nan)).encode(original, with: [:])
             Issue.record("expected an error")
         } catch {
-            guard case .encodingFailed(let message) = error.reason else {
-                Issue.record("unexpected reason \(error.reason)")
-                return
-            }
-            #expect(message == "Unable to encode Double.nan directly in JSON. (at value)")
+            #expect(error.kind == .parameterEncodingFailed)
+            #expect(error.reason == .jsonEncodingFailed)
             #expect(error.underlyingError is EncodingError)
-            #expect(error.description == "Could not encode the request body: \(message)")
+            #expect(
+                error.failureReason
+                    == "Could not encode the request body: Unable to encode Double.nan directly in JSON. (at value)"
+            )
+            #expect(error.request == original)
         }
     }
 
     @Test func unsupportedQueryParameterWithEncodableBodyThrows() throws {
-        #expect {
+        let error = #expect(throws: NetworkError.self) {
             try encode(.json(Order(orderID: 1, note: "")), ["bad": Opaque()], method: .post)
-        } throws: { error in
-            (error as? ParameterEncodingError)?.reason == .unsupportedValue(keyPath: "bad", type: "Opaque")
         }
+        #expect(error?.reason == .unsupportedValue)
+        #expect(error?.parameterKeyPath == "bad")
+        #expect(error?.valueType == "Opaque")
     }
 
     @Test(arguments: [
         (
-            ParameterEncodingError.Reason.unsupportedValue(keyPath: "a[b]", type: "Point"),
+            NetworkError.unsupportedParameter(keyPath: "a[b]", type: "Point"),
+            NetworkError.Reason.unsupportedValue,
             "Cannot encode parameter \"a[b]\": values of type Point are not supported."
         ),
         (
-            .invalidValue(keyPath: "x", reason: "nan is not valid in JSON"),
+            .invalidParameter(keyPath: "x", why: "nan is not valid in JSON"), .invalidValue,
             "Cannot encode parameter \"x\": nan is not valid in JSON."
         ),
-        (.encodingFailed("boom"), "Could not encode the request body: boom"),
-        (.missingURL, "Cannot encode parameters: the request has no URL."),
-        (.invalidURL("h:"), "Cannot add a query string to the URL \"h:\"."),
+        (.jsonEncodingFailed("boom"), .jsonEncodingFailed, "Could not encode the request body: boom"),
+        (.missingURL, .missingURL, "Cannot encode parameters: the request has no URL."),
+        (.invalidQueryURL("h:"), .invalidQueryURL, "Cannot add a query string to the URL \"h:\"."),
     ])
-    func errorDescriptions(reason: ParameterEncodingError.Reason, description: String) {
-        #expect(ParameterEncodingError(reason).description == description)
+    func errorDescriptions(error: NetworkError, reason: NetworkError.Reason, failureReason: String) {
+        #expect(error.kind == .parameterEncodingFailed)
+        #expect(error.reason == reason)
+        #expect(error.failureReason == failureReason)
+        #expect(error.description == "NetworkError.parameterEncodingFailed(\(reason)): \(failureReason)")
     }
 }

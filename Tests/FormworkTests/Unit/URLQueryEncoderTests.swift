@@ -150,21 +150,21 @@ private struct Point: Sendable {
         (["list": [[Point()]]], "list[0][0]", "Point"),
     ])
     func unsupportedValueThrowsNamingKeyPath(parameters: Parameters, keyPath: String, type: String) {
-        #expect {
-            try encoder.encode(parameters)
-        } throws: { error in
-            (error as? ParameterEncodingError)?.reason == .unsupportedValue(keyPath: keyPath, type: type)
-        }
+        let error = #expect(throws: NetworkError.self) { try encoder.encode(parameters) }
+        #expect(error?.kind == .parameterEncodingFailed)
+        #expect(error?.reason == .unsupportedValue)
+        #expect(error?.parameterKeyPath == keyPath)
+        #expect(error?.valueType == type)
     }
 
     @Test(arguments: [Double.nan, .infinity, -.infinity])
     func nonFiniteNumbersThrow(value: Double) {
-        #expect {
-            try encoder.encode(["ratio": ["x": value]])
-        } throws: { error in
-            (error as? ParameterEncodingError)?.reason
-                == .invalidValue(keyPath: "ratio[x]", reason: "\(value) is not a finite number")
-        }
+        let error = #expect(throws: NetworkError.self) { try encoder.encode(["ratio": ["x": value]]) }
+        #expect(error?.kind == .parameterEncodingFailed)
+        #expect(error?.reason == .invalidValue)
+        #expect(error?.parameterKeyPath == "ratio[x]")
+        #expect(
+            error?.failureReason == "Cannot encode parameter \"ratio[x]\": \(value) is not a finite number.")
     }
 
     @Test func errorDescriptionNamesKeyPathAndType() {
@@ -173,8 +173,11 @@ private struct Point: Sendable {
             Issue.record("expected an error")
         } catch {
             #expect(
-                error.description
+                error.failureReason
                     == "Cannot encode parameter \"user[avatar]\": values of type Point are not supported.")
+            #expect(
+                error.description
+                    == "NetworkError.parameterEncodingFailed(unsupportedValue): \(error.failureReason)")
         }
     }
 }

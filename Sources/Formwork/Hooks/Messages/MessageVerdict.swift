@@ -67,7 +67,7 @@ enum MessageVerdict<E: JSONErrorable>: Sendable {
         case .text(let code):
             let fallback = NetworkError(
                 .business, failureReason: "The server answered code \(code).",
-                underlyingError: BusinessError(code: code, message: nil))
+                details: .init(businessCode: code))
             return .failure(E(code: code, message: message ?? fallback.userMessage(using: catalog)))
         case .absent(let reason):
             unreadable = (.keyPathNotFound, "The JSON body has no code: \(reason).")

@@ -1,0 +1,199 @@
+import Foundation
+
+extension NetworkError {
+    /// Which way a failure of a ``Kind`` happened, where the kind has more than one way: which rule
+    /// a header broke, why a parameter could not be encoded, what was wrong with a multipart file.
+    ///
+    /// An extensible set of values like ``Kind``: compare with `==`, or `switch` with a `default`.
+    /// Each value names the kind it comes with.
+    ///
+    /// ```swift
+    /// if error.kind == .fileOperationFailed, error.reason == .fileNotFound {
+    ///     print("missing:", error.fileURL?.path ?? "?")
+    /// }
+    /// ```
+    public struct Reason: Hashable, Sendable, CustomStringConvertible {
+        /// The name of the reason, e.g. `"fileNotFound"`.
+        public let name: String
+
+        private init(_ name: String) {
+            self.name = name
+        }
+
+        /// The reason's name.
+        public var description: String { name }
+
+        // MARK: Headers (kind `invalidHeader`)
+
+        /// ``Kind/invalidHeader``: the header's name is the empty string.
+        public static let emptyHeaderName = Reason("emptyHeaderName")
+        /// ``Kind/invalidHeader``: the name holds a character that is not allowed in an RFC 9110
+        /// token (CR, LF, NUL, a space, a colon, a non-ASCII letter...); see
+        /// ``NetworkError/invalidCharacter``.
+        public static let invalidHeaderNameCharacter = Reason("invalidHeaderNameCharacter")
+        /// ``Kind/invalidHeader``: the value holds CR, LF, NUL or another control character (a tab
+        /// is allowed); see ``NetworkError/invalidCharacter``.
+        public static let invalidHeaderValueCharacter = Reason("invalidHeaderValueCharacter")
+
+        // MARK: Parameters (kind `parameterEncodingFailed`)
+
+        /// ``Kind/parameterEncodingFailed``: a parameter's type is not supported (see
+        /// ``Parameters``); see ``NetworkError/parameterKeyPath`` and ``NetworkError/valueType``.
+        public static let unsupportedValue = Reason("unsupportedValue")
+        /// ``Kind/parameterEncodingFailed``: a supported type with a value that cannot be sent, such
+        /// as NaN or infinity in JSON; see ``NetworkError/parameterKeyPath``.
+        public static let invalidValue = Reason("invalidValue")
+        /// ``Kind/parameterEncodingFailed``: the `Encodable` body or the JSON serialisation of the
+        /// parameters failed; the encoder's error is the ``NetworkError/underlyingError``.
+        public static let jsonEncodingFailed = Reason("jsonEncodingFailed")
+        /// ``Kind/parameterEncodingFailed``: the request given to ``ParameterEncoding/encode(_:with:)``
+        /// has no URL.
+        public static let missingURL = Reason("missingURL")
+        /// ``Kind/parameterEncodingFailed``: the request's URL could not take a query string.
+        public static let invalidQueryURL = Reason("invalidQueryURL")
+
+        // MARK: Files (kind `fileOperationFailed`)
+
+        /// ``Kind/fileOperationFailed``: a file to upload (or a multipart file part) is given by a
+        /// URL that is not a `file://` URL.
+        public static let notAFileURL = Reason("notAFileURL")
+        /// ``Kind/fileOperationFailed``: a file to upload does not exist.
+        public static let fileNotFound = Reason("fileNotFound")
+        /// ``Kind/fileOperationFailed``: a file to upload is a directory.
+        public static let fileIsDirectory = Reason("fileIsDirectory")
+        /// ``Kind/fileOperationFailed``: a file to upload exists but cannot be read.
+        public static let fileNotReadable = Reason("fileNotReadable")
+        /// ``Kind/fileOperationFailed``: a multipart file part's size changed between measuring it
+        /// and copying it.
+        public static let fileSizeChanged = Reason("fileSizeChanged")
+        /// ``Kind/fileOperationFailed``: the file a multipart body was to be written to exists
+        /// already (Formwork never overwrites a file it did not create).
+        public static let outputFileExists = Reason("outputFileExists")
+        /// ``Kind/fileOperationFailed``: the file a multipart body was to be written to could not
+        /// be created or written.
+        public static let outputNotWritable = Reason("outputNotWritable")
+
+        // MARK: Multipart bodies (kind `multipartEncodingFailed`)
+
+        /// ``Kind/multipartEncodingFailed``: a part's MIME type holds control characters (CR,
+        /// LF...) that would break its header.
+        public static let invalidMIMEType = Reason("invalidMIMEType")
+        /// ``Kind/multipartEncodingFailed``: the boundary given to
+        /// ``MultipartFormData/init(boundary:)`` is not a valid RFC 2046 boundary.
+        public static let invalidBoundary = Reason("invalidBoundary")
+        /// ``Kind/multipartEncodingFailed``: a part's content holds the boundary, so the body could
+        /// not be parsed back; ``NetworkError/fileURL`` names the file when the part is one.
+        public static let boundaryCollision = Reason("boundaryCollision")
+    }
+}
+
+extension NetworkError {
+    /// The specifics a failure carries beyond its ``Kind``, given when an error is made: the
+    /// ``Reason``, and the header, parameter, file or server code it is about.
+    ///
+    /// Formwork fills in what each kind has; read the values on the error itself
+    /// (``NetworkError/reason``, ``NetworkError/headerName``, ``NetworkError/businessCode``...).
+    /// An app makes one to build an error in a test:
+    ///
+    /// ```swift
+    /// let error = NetworkError(
+    ///     .business, failureReason: "The server answered code 1001.",
+    ///     details: .init(businessCode: "1001", businessMessage: "Insufficient balance"))
+    /// ```
+    public struct Details: Hashable, Sendable {
+        /// Which way the failure happened, for kinds that have more than one way.
+        public var reason: Reason?
+        /// The name of the rejected header, as given (``Kind/invalidHeader``).
+        public var headerName: String?
+        /// The first character that broke a header's rules (``Kind/invalidHeader``).
+        public var invalidCharacter: Unicode.Scalar?
+        /// The key path of the parameter that could not be encoded, e.g. `user[tags][0]`
+        /// (``Kind/parameterEncodingFailed``).
+        public var parameterKeyPath: String?
+        /// The type of the parameter value that is not supported, e.g. `Data`
+        /// (``Reason/unsupportedValue``).
+        public var valueType: String?
+        /// The file involved: the file to upload, a multipart file part, or the file a multipart
+        /// body was being written to.
+        public var fileURL: URL?
+        /// The server's business code, as text (``Kind/business``).
+        public var businessCode: String?
+        /// The server's business message, if it sent one (``Kind/business``).
+        public var businessMessage: String?
+
+        /// Creates the specifics of an error; every value is optional.
+        /// - Parameters:
+        ///   - reason: Which way the failure happened.
+        ///   - headerName: The name of the rejected header.
+        ///   - invalidCharacter: The character that broke a header's rules.
+        ///   - parameterKeyPath: The key path of the parameter that could not be encoded.
+        ///   - valueType: The type of an unsupported parameter value.
+        ///   - fileURL: The file involved.
+        ///   - businessCode: The server's business code.
+        ///   - businessMessage: The server's business message.
+        public init(
+            reason: Reason? = nil,
+            headerName: String? = nil,
+            invalidCharacter: Unicode.Scalar? = nil,
+            parameterKeyPath: String? = nil,
+            valueType: String? = nil,
+            fileURL: URL? = nil,
+            businessCode: String? = nil,
+            businessMessage: String? = nil
+        ) {
+            self.reason = reason
+            self.headerName = headerName
+            self.invalidCharacter = invalidCharacter
+            self.parameterKeyPath = parameterKeyPath
+            self.valueType = valueType
+            self.fileURL = fileURL
+            self.businessCode = businessCode
+            self.businessMessage = businessMessage
+        }
+
+        /// Whether nothing is set (such details are not stored).
+        var isEmpty: Bool { self == Details() }
+    }
+
+    /// The details of one error, kept out of line so that an error without any stays small (it
+    /// travels in every response's `Result`).
+    final class DetailsStorage: Sendable {
+        let details: Details
+
+        init(_ details: Details) {
+            self.details = details
+        }
+    }
+
+    /// Which way the failure happened, for kinds that have more than one way (see ``Reason``);
+    /// `nil` when the kind says it all.
+    public var reason: Reason? { details.reason }
+
+    /// The name of the rejected header, as given, for a ``Kind/invalidHeader`` error (its value is
+    /// never kept).
+    public var headerName: String? { details.headerName }
+
+    /// The first character that broke a header's rules, for a ``Kind/invalidHeader`` error
+    /// (``Reason/invalidHeaderNameCharacter`` or ``Reason/invalidHeaderValueCharacter``).
+    public var invalidCharacter: Unicode.Scalar? { details.invalidCharacter }
+
+    /// The key path of the parameter that could not be encoded, e.g. `user[tags][0]`, for a
+    /// ``Kind/parameterEncodingFailed`` error (``Reason/unsupportedValue`` or
+    /// ``Reason/invalidValue``).
+    public var parameterKeyPath: String? { details.parameterKeyPath }
+
+    /// The type of a parameter value that is not supported, e.g. `Data`
+    /// (``Reason/unsupportedValue``).
+    public var valueType: String? { details.valueType }
+
+    /// The file involved in a file or multipart failure: the file to upload, a multipart file
+    /// part, or the file a multipart body was being written to.
+    public var fileURL: URL? { details.fileURL }
+
+    /// The server's business code, as text (JSON numbers become their decimal text), for a
+    /// ``Kind/business`` error.
+    public var businessCode: String? { details.businessCode }
+
+    /// The server's business message, for a ``Kind/business`` error whose body had one.
+    public var businessMessage: String? { details.businessMessage }
+}

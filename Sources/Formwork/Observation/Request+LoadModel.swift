@@ -47,7 +47,8 @@ extension DataResponding {
         decoder: JSONDecoder = JSONDecoder(), tracksProgress: Bool = false
     ) -> Self {
         bindEnvelope(
-            to: model, atKeyPath: keyPath, envelope: envelope, decoder: decoder, tracksProgress: tracksProgress)
+            to: model, atKeyPath: keyPath, envelope: envelope, decoder: decoder,
+            tracksProgress: tracksProgress)
     }
 }
 
@@ -74,7 +75,10 @@ extension StreamRequest {
     /// Binds a ``RequestModel`` to server-sent events: the former name of `bind(to:)`.
     /// - Parameter model: The model to bind.
     /// - Returns: The request.
-    @available(*, deprecated, renamed: "bind(to:)", message: "load(_:) shows a loading mask; bind(to:) drives a model")
+    @available(
+        *, deprecated, renamed: "bind(to:)",
+        message: "load(_:) shows a loading mask; bind(to:) drives a model"
+    )
     @MainActor
     @discardableResult
     public func load(_ model: RequestModel<ServerSentEvent>) -> Self {

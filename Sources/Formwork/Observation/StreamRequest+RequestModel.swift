@@ -48,7 +48,8 @@ extension StreamRequest {
     @MainActor
     @discardableResult
     public func bind<Value: Decodable & Sendable>(
-        to model: RequestModel<Value>, decoder: JSONDecoder = JSONDecoder(), skippingInvalidLines: Bool = false
+        to model: RequestModel<Value>, decoder: JSONDecoder = JSONDecoder(),
+        skippingInvalidLines: Bool = false
     ) -> Self {
         driveModel(
             model,

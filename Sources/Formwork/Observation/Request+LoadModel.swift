@@ -26,6 +26,8 @@ extension DataResponding {
         bind(to: model, atKeyPath: keyPath, decoder: decoder, tracksProgress: tracksProgress)
     }
 
+    // No `renamed:`: its fix-it would swap the labels in place and leave the arguments in the
+    // old order (`atKeyPath: .api, envelope: "data"`).
     /// Binds a ``RequestModel`` to the value inside an ``Envelope``: the former name of
     /// ``bindEnvelope(to:atKeyPath:envelope:decoder:tracksProgress:)``, which takes the key path
     /// before the envelope.
@@ -37,8 +39,9 @@ extension DataResponding {
     ///   - tracksProgress: `true` to report the transfer's progress.
     /// - Returns: The request.
     @available(
-        *, deprecated, renamed: "bindEnvelope(to:atKeyPath:envelope:decoder:tracksProgress:)",
-        message: "bindEnvelope(to:) takes the key path before the envelope, as responseEnvelope does"
+        *, deprecated,
+        message:
+            "use bindEnvelope(to:atKeyPath:envelope:), which takes the key path before the envelope, as responseEnvelope does"
     )
     @MainActor
     @discardableResult

@@ -2,20 +2,21 @@ import Foundation
 
 @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
 extension DataResponding {
-    /// Drives a ``RequestModel`` for SwiftUI: loading now, then the decoded body (or the error
-    /// and its message) when the request ends, and on every retry or reload again.
+    /// Binds a ``RequestModel`` to the request, for SwiftUI: loading now, then the decoded body
+    /// (or the error and its message) when the request ends, and on every retry or reload again.
     ///
     /// ```swift
-    /// request(WeatherForm(city: "shanghai")).load(weather, atKeyPath: "data")
+    /// request(WeatherForm(city: "shanghai")).bind(to: weather, atKeyPath: "data")
     /// ```
     ///
     /// The model takes the request over at once (phase ``RequestModel/Phase/loading``); the
-    /// body is decoded off the main actor like `responseDecodable`, and the model changes on the
-    /// main actor in chain order with the other hooks and handlers. ``RequestModel/retry()``
-    /// re-sends this request.
+    /// body is decoded off the main actor like `responseDecodable(of:atKeyPath:decoder:)`, with the
+    /// same key path (the whole body by default), and the model changes on the main actor in chain
+    /// order with the other hooks and handlers. ``RequestModel/retry()`` re-sends this request.
     /// - Parameters:
-    ///   - model: The model to drive; the request holds it weakly.
-    ///   - keyPath: Where the value sits, e.g. `"data"` or `"data.list"`; `nil` for the whole body.
+    ///   - model: The model to bind; the request holds it weakly.
+    ///   - keyPath: Where the value sits, e.g. `"data"` or `"data.list"`; `nil` (the default) for
+    ///     the whole body.
     ///   - decoder: The decoder to use.
     ///   - tracksProgress: `true` to report the transfer's progress in
     ///     ``RequestModel/fractionCompleted`` (coalesced like ``Request/progress(_:)``). Leave it
@@ -23,8 +24,8 @@ extension DataResponding {
     /// - Returns: The request.
     @MainActor
     @discardableResult
-    public func load<Value: Decodable & Sendable>(
-        _ model: RequestModel<Value>, atKeyPath keyPath: String? = nil, decoder: JSONDecoder = JSONDecoder(),
+    public func bind<Value: Decodable & Sendable>(
+        to model: RequestModel<Value>, atKeyPath keyPath: String? = nil, decoder: JSONDecoder = JSONDecoder(),
         tracksProgress: Bool = false
     ) -> Self {
         driveModel(model, tracksProgress: tracksProgress) { outcome in
@@ -32,25 +33,31 @@ extension DataResponding {
         }
     }
 
-    /// Drives a ``RequestModel`` with the value inside the response's ``Envelope``: a code that
-    /// is not a success code fails the model with a ``NetworkError/Kind/business`` error, and its
+    /// Binds a ``RequestModel`` to the value inside the response's ``Envelope``: a code that is
+    /// not a success code fails the model with a ``NetworkError/Kind/business`` error, and its
     /// ``RequestModel/message`` is the server's message.
     ///
     /// ```swift
-    /// request(ArticlesForm()).load(articles, envelope: .api, atKeyPath: "data.list")
+    /// request(ArticlesForm()).bindEnvelope(to: articles, atKeyPath: "data.list", envelope: .api)
     /// ```
+    ///
+    /// It takes the key path and the envelope in the same order and with the same defaults as
+    /// ``responseEnvelope(of:atKeyPath:envelope:decoder:completionHandler:)`` and
+    /// ``decodeEnvelope(_:atKeyPath:envelope:decoder:)``.
     /// - Parameters:
-    ///   - model: The model to drive; the request holds it weakly.
-    ///   - envelope: Where the code and message sit and which codes mean success.
-    ///   - keyPath: Where the value sits, e.g. `"data"` (the default) or `"data.list"`.
+    ///   - model: The model to bind; the request holds it weakly.
+    ///   - keyPath: Where the value sits, e.g. `"data"` (the default) or `"data.list"`; `nil` for
+    ///     the whole body. Ignored for `EmptyBody`.
+    ///   - envelope: Where the code and message sit and which codes mean success;
+    ///     ``Envelope/standard`` by default.
     ///   - decoder: The decoder to use.
     ///   - tracksProgress: `true` to report the transfer's progress (see
-    ///     ``load(_:atKeyPath:decoder:tracksProgress:)``).
+    ///     ``bind(to:atKeyPath:decoder:tracksProgress:)``).
     /// - Returns: The request.
     @MainActor
     @discardableResult
-    public func load<Value: Decodable & Sendable>(
-        _ model: RequestModel<Value>, envelope: Envelope, atKeyPath keyPath: String? = "data",
+    public func bindEnvelope<Value: Decodable & Sendable>(
+        to model: RequestModel<Value>, atKeyPath keyPath: String? = "data", envelope: Envelope = .standard,
         decoder: JSONDecoder = JSONDecoder(), tracksProgress: Bool = false
     ) -> Self {
         driveModel(model, tracksProgress: tracksProgress) { outcome in

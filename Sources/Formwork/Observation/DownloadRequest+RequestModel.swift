@@ -2,12 +2,12 @@ import Foundation
 
 @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
 extension DownloadRequest {
-    /// Drives a ``RequestModel`` with a download: loading now, the transfer's progress in
+    /// Binds a ``RequestModel`` to a download: loading now, the transfer's progress in
     /// ``RequestModel/fractionCompleted``, then the downloaded file's URL (``destination``) as the
     /// value, or the error and its message.
     ///
     /// ```swift
-    /// download(ReportForm(id: 42)).load(report)
+    /// download(ReportForm(id: 42)).bind(to: report)
     /// ```
     ///
     /// Progress is coalesced like ``Request/progress(_:)`` (at most one change per main-actor turn)
@@ -15,12 +15,12 @@ extension DownloadRequest {
     /// again through the same chain (resuming as the form allows); ``RequestModel/cancel()``
     /// stops the download and leaves the model ``RequestModel/Phase/idle``.
     /// - Parameters:
-    ///   - model: The model to drive; the request holds it weakly.
+    ///   - model: The model to bind; the request holds it weakly.
     ///   - tracksProgress: `false` to leave ``RequestModel/fractionCompleted`` `nil`.
     /// - Returns: The request.
     @MainActor
     @discardableResult
-    public func load(_ model: RequestModel<URL>, tracksProgress: Bool = true) -> Self {
+    public func bind(to model: RequestModel<URL>, tracksProgress: Bool = true) -> Self {
         let destination = self.destination
         return driveModel(model, tracksProgress: tracksProgress) { outcome in
             if let error = outcome.error { return .failure(error) }

@@ -4,7 +4,9 @@ import Observation
 /// The state of one screen's request, for SwiftUI: what phase it is in, how far the transfer has
 /// come, the latest value, the sentence to show when it failed, and a ``retry()``.
 ///
-/// A request drives it with one hook, the way it drives a headless mask:
+/// A request is bound to it with one hook, `bind(to:)` (`bindEnvelope(to:)` for a value inside an
+/// ``Envelope``). The verb is not `load`: `load(_:)` shows a loading mask, `bind(to:)` drives a model.
+///
 ///
 /// ```swift
 /// @MainActor
@@ -12,7 +14,7 @@ import Observation
 ///     let weather = RequestModel<Weather>()
 ///
 ///     func refresh() {
-///         request(WeatherForm(city: "shanghai")).load(weather, atKeyPath: "data")
+///         request(WeatherForm(city: "shanghai")).bind(to: weather, atKeyPath: "data")
 ///     }
 /// }
 /// ```
@@ -23,14 +25,14 @@ import Observation
 ///
 /// What it promises:
 ///
-/// - **The latest request wins.** Each `.load(model)` takes the model over; an earlier request
+/// - **The latest request wins.** Each `.bind(to: model)` takes the model over; an earlier request
 ///   that is still running no longer changes it (its outcome and progress are ignored).
 /// - **``retry()`` re-sends the last request** through the same chain (every hook and handler
 ///   runs again, decoding included), as a reload prompt does. It holds the request's snapshot of
 ///   the form, never the object that sent it.
 /// - **It never retains its owner.** The request keeps the model weakly; the model keeps only the
 ///   request (for ``retry()``). A screen that owns the model is released as usual.
-/// - **Streams**: `stream(form).load(model)` makes ``value`` the latest event (or JSON line)
+/// - **Streams**: `stream(form).bind(to: model)` makes ``value`` the latest event (or JSON line)
 ///   and ``connection`` the state of the connection; both change at most once per frame however
 ///   fast the server sends, and the last item is always shown.
 /// - **A cancel is not a failure**: the model goes back to ``Phase/idle`` with no message, as
@@ -50,7 +52,7 @@ public final class RequestModel<Value: Sendable> {
     public internal(set) var value: Value?
 
     /// How far the current transfer has come, 0...1, or `nil` when nothing was reported yet or the
-    /// total is unknown (show an indeterminate indicator then). Reported only by requests loaded
+    /// total is unknown (show an indeterminate indicator then). Reported only by requests bound
     /// with `tracksProgress: true`; updated at most once per main-actor turn, like `.progress`.
     public internal(set) var fractionCompleted: Double?
 

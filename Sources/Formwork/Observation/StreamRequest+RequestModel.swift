@@ -2,11 +2,11 @@ import Foundation
 
 @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
 extension StreamRequest {
-    /// Drives a ``RequestModel`` with server-sent events, for a live screen: ``RequestModel/value``
+    /// Binds a ``RequestModel`` to server-sent events, for a live screen: ``RequestModel/value``
     /// is the latest event and ``RequestModel/connection`` the state of the connection.
     ///
     /// ```swift
-    /// stream(ScoresForm()).load(scores)
+    /// stream(ScoresForm()).bind(to: scores)
     /// ```
     ///
     /// The model reads the stream (read it no other way): ``RequestModel/phase`` is
@@ -19,36 +19,37 @@ extension StreamRequest {
     /// error, or idle after a cancel.
     ///
     /// The stream holds the model weakly: once the model is released, or another request took it
-    /// over (a later `.load(model)`), the stream is cancelled at its next event or connection
+    /// over (a later `.bind(to: model)`), the stream is cancelled at its next event or connection
     /// change. Call ``RequestModel/cancel()`` to stop it at once
     /// (when the screen disappears). ``RequestModel/retry()`` opens the stream again after it
     /// ended, sending the last event ID.
-    /// - Parameter model: The model to drive.
+    /// - Parameter model: The model to bind.
     /// - Returns: The request.
     @MainActor
     @discardableResult
-    public func load(_ model: RequestModel<ServerSentEvent>) -> Self {
+    public func bind(to model: RequestModel<ServerSentEvent>) -> Self {
         driveModel(model, items: events())
     }
 
-    /// Drives a ``RequestModel`` with JSON lines (NDJSON): ``RequestModel/value`` is the latest
+    /// Binds a ``RequestModel`` to JSON lines (NDJSON): ``RequestModel/value`` is the latest
     /// line, decoded, and ``RequestModel/connection`` the state of the connection. Works as the
-    /// event stream's `load(_:)` does (throttled to a frame, held weakly, closed at the end),
+    /// event stream's `bind(to:)` does (throttled to a frame, held weakly, closed at the end),
     /// except that JSON lines are not reconnected: the stream is `closed` when the body ends.
     ///
     /// ```swift
-    /// stream(JobProgressForm(job: id)).load(job)
+    /// stream(JobProgressForm(job: id)).bind(to: job)
     /// ```
     /// - Parameters:
-    ///   - model: The model to drive.
+    ///   - model: The model to bind.
     ///   - decoder: The decoder to use.
     ///   - skippingInvalidLines: `true` to skip lines that do not decode; `false` (the default)
     ///     fails the model with a ``NetworkError/Kind/decodingFailed`` error naming the line.
     /// - Returns: The request.
     @MainActor
     @discardableResult
-    public func load<Value: Decodable & Sendable>(
-        _ model: RequestModel<Value>, decoder: JSONDecoder = JSONDecoder(), skippingInvalidLines: Bool = false
+    public func bind<Value: Decodable & Sendable>(
+        to model: RequestModel<Value>, decoder: JSONDecoder = JSONDecoder(),
+        skippingInvalidLines: Bool = false
     ) -> Self {
         driveModel(
             model,

@@ -1,17 +1,24 @@
 import Foundation
 
-/// The wrapper many APIs put around every answer, `{"code": 0, "msg": "success", "data": ...}`
-/// (seed 003's `{code, msg, data}`): where its code and message sit and which codes mean success.
+/// The wrapper many APIs put around every answer, `{"code": 0, "message": "success", "data": ...}`
+/// (seed 003's `{code, msg, data}` idea): where its code and message sit and which codes mean
+/// success.
 ///
-/// Decode through it with `decodeEnvelope(_:atKeyPath:envelope:)` or
-/// `responseEnvelope(of:atKeyPath:envelope:completionHandler:)`: when the code is not a success
-/// code they fail with a ``NetworkError`` of kind ``NetworkError/Kind/business`` carrying the
-/// server's code and message (``NetworkError/businessCode``, ``NetworkError/businessMessage``),
-/// and otherwise decode `data`, `data.list`, or nothing (`EmptyBody`).
+/// Decode through it with `decodeEnvelope(_:atKeyPath:envelope:)`,
+/// `responseEnvelope(of:atKeyPath:envelope:completionHandler:)` or, for SwiftUI,
+/// `bindEnvelope(to:atKeyPath:envelope:)`: all three take the key path (default `"data"`) before
+/// the envelope (default ``standard``). When the code is not a success code they fail with a
+/// ``NetworkError`` of kind ``NetworkError/Kind/business`` carrying the server's code and message
+/// (``NetworkError/businessCode``, ``NetworkError/businessMessage``), and otherwise decode `data`,
+/// `data.list`, or nothing (`EmptyBody`).
+///
+/// The message is read at `"message"` unless told otherwise, as a ``JSONErrorable`` reads it, so
+/// one error shape serves both `.warn` and an envelope. An API that names it `msg`, as seed 003's
+/// does, says so:
 ///
 /// ```swift
 /// extension Envelope {
-///     static let api = Envelope(successCodes: ["0"])    // code at "code", message at "msg"
+///     static let api = Envelope(messagePath: "msg", successCodes: ["0"])    // {code, msg, data}
 /// }
 /// let articles = try await request(ArticlesForm()).decodeEnvelope([Article].self, atKeyPath: "data.list", envelope: .api)
 /// _ = try await request(LogoutForm()).decodeEnvelope(EmptyBody.self, envelope: .api)   // only the code
@@ -19,7 +26,7 @@ import Foundation
 public struct Envelope: Sendable, Hashable {
     /// Where the code sits, e.g. `"code"`.
     public var codePath: String
-    /// Where the message sits, e.g. `"msg"`.
+    /// Where the message sits, e.g. `"message"` or `"msg"`.
     public var messagePath: String
     /// The codes that mean success, compared as text (`0` and `"0"` both match `"0"`).
     public var successCodes: [String]
@@ -27,9 +34,10 @@ public struct Envelope: Sendable, Hashable {
     /// Describes an envelope.
     /// - Parameters:
     ///   - codePath: Where the code sits; defaults to `"code"`.
-    ///   - messagePath: Where the message sits; defaults to `"msg"`.
+    ///   - messagePath: Where the message sits; defaults to `"message"`, the default of
+    ///     ``JSONErrorable/messagePath``. Pass `"msg"` for a `{code, msg, data}` API.
     ///   - successCodes: The codes that mean success.
-    public init(codePath: String = "code", messagePath: String = "msg", successCodes: [String]) {
+    public init(codePath: String = "code", messagePath: String = "message", successCodes: [String]) {
         self.codePath = codePath
         self.messagePath = messagePath
         self.successCodes = successCodes
@@ -41,7 +49,8 @@ public struct Envelope: Sendable, Hashable {
         self.init(codePath: E.codePath, messagePath: E.messagePath, successCodes: E.successCodes)
     }
 
-    /// `{"code": 0, "msg": "...", "data": ...}` with `0` as the only success code.
+    /// `{"code": 0, "message": "...", "data": ...}` with `0` as the only success code: the code at
+    /// `"code"`, the message at `"message"`.
     public static let standard = Envelope(successCodes: ["0"])
 
     /// Checks an outcome's envelope: `nil` when the code is a success code, else why not.

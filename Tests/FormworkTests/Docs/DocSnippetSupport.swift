@@ -19,7 +19,7 @@ import Testing
 // which would change every form of this test module (Tests/AppModuleTests covers it).
 
 extension Envelope {
-    static let api = Envelope(successCodes: ["0"])  // code at "code", message at "msg"
+    static let api = Envelope(messagePath: "msg", successCodes: ["0"])  // {code, msg, data}
 }
 
 extension DataResponding {

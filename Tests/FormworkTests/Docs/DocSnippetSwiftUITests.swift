@@ -17,14 +17,14 @@ extension DocSnippetTests {
             var session = Session.default  // added for the test
 
             func load() {
-                request(ArticlesForm(), session: session).load(
-                    articles, envelope: .api, atKeyPath: "data.list")
+                request(ArticlesForm(), session: session).bindEnvelope(
+                    to: articles, atKeyPath: "data.list", envelope: .api)
             }
 
             func refresh() async {
                 // For `.refreshable`: returns when the response is in.
                 _ = await request(ArticlesForm(), session: session)
-                    .load(articles, envelope: .api, atKeyPath: "data.list").response()
+                    .bindEnvelope(to: articles, atKeyPath: "data.list", envelope: .api).response()
             }
         }
 
@@ -41,7 +41,7 @@ extension DocSnippetTests {
 
             func send(_ photo: Data) {
                 upload(PhotoForm(data: photo), session: session)
-                    .load(sending, envelope: .api, tracksProgress: true)
+                    .bindEnvelope(to: sending, envelope: .api, tracksProgress: true)
             }
         }
 
@@ -56,7 +56,7 @@ extension DocSnippetTests {
             var session = Session.default  // added for the test
 
             func start() {
-                stream(ScoresForm(), session: session).load(scores)
+                stream(ScoresForm(), session: session).bind(to: scores)
             }
 
             func stop() {
@@ -75,7 +75,7 @@ extension DocSnippetTests {
             var session = Session.default  // added for the test
 
             func fetch() {
-                download(ReportForm(), session: session).load(report)
+                download(ReportForm(), session: session).bind(to: report)
             }
         }
 

@@ -7,6 +7,8 @@ import Testing
 @Suite("Envelope decoding against the demo server", .timeLimit(.minutes(5)))
 struct EnvelopeHookTests {
     let client = Client()
+    /// The demo server's envelope: `{code, msg, data}`, so its message path is named.
+    private let demo = Envelope(messagePath: "msg", successCodes: ["0"])
 
     private struct ArticlePage: Decodable, Sendable {
         let list: [Article]
@@ -39,7 +41,7 @@ struct EnvelopeHookTests {
     func business(status: Int) async throws {
         let path = "/business-error?status=\(status)&code=1001&msg=Insufficient%20balance"
         await #expect {
-            try await request(path).decodeEnvelope(EmptyBody.self)
+            try await request(path).decodeEnvelope(EmptyBody.self, envelope: demo)
         } throws: { error in
             let error = error as? NetworkError
             return error?.kind == .business && error?.businessCode == "1001"
@@ -47,7 +49,7 @@ struct EnvelopeHookTests {
         }
         let failing = try await request(path)
         let handled = await withCheckedContinuation { continuation in
-            failing.responseEnvelope(of: Article?.self) { continuation.resume(returning: $0) }
+            failing.responseEnvelope(of: Article?.self, envelope: demo) { continuation.resume(returning: $0) }
         }
         #expect(handled.error?.kind == .business)
         #expect(handled.error?.userMessage.hasPrefix("Insufficient balance") == true)

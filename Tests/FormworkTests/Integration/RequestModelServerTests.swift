@@ -29,7 +29,7 @@ struct RequestModelServerTests {
         init(url: String) { self.url = url }
 
         func refresh() -> DataRequest {
-            request(TestForm(url: url)).load(weather, atKeyPath: "data")
+            request(TestForm(url: url)).bind(to: weather, atKeyPath: "data")
         }
     }
 
@@ -42,7 +42,7 @@ struct RequestModelServerTests {
         let changes = ModelChanges(model)
         let done = EventCounter()
         client.request(TestForm(url: try await DemoServer.url(path)))
-            .load(model, atKeyPath: "data")
+            .bind(to: model, atKeyPath: "data")
             .response { _ in done.increment() }
         #expect(model.phase.isLoading)
         #expect(changes.names == ["phase"])
@@ -83,7 +83,7 @@ struct RequestModelServerTests {
         let done = EventCounter()
         let path = "/business-error?status=200&code=5001&msg=Database%20down"
         client.request(TestForm(url: try await DemoServer.url(path)))
-            .load(model, envelope: .standard)
+            .bindEnvelope(to: model, envelope: Envelope(APIError.self))  // {code, msg, data}
             .response { _ in done.increment() }
         await done.wait(for: 1)
         #expect(model.phase.error?.kind == .business)
@@ -92,7 +92,7 @@ struct RequestModelServerTests {
 
         let ok = RequestModel<EmptyBody>()
         client.request(TestForm(url: try await DemoServer.url("/business-error?code=0&msg=fine")))
-            .load(ok, envelope: .standard)
+            .bindEnvelope(to: ok)
             .response { _ in done.increment() }
         await done.wait(for: 2)
         #expect(ok.phase.value != nil)
@@ -111,7 +111,7 @@ struct RequestModelServerTests {
         let done = EventCounter()
         let posts = Protected(0)
         let request = client.request(form)
-            .load(model, tracksProgress: true)
+            .bind(to: model, tracksProgress: true)
             .response { _ in done.increment() }
         request.core.addProgressObserver { _, _ in posts.withLock { $0 += 1 } }
 
@@ -144,7 +144,7 @@ struct RequestModelServerTests {
         // request then fails as unreadable.
         let url = try await DemoServer.url("/files/2000000?rate=8000000")
         let request = client.request(TestForm(url: url))
-            .load(model, tracksProgress: true)
+            .bind(to: model, tracksProgress: true)
             .response { _ in done.increment() }
         request.core.addProgressObserver { _, _ in posts.withLock { $0 += 1 } }
         await done.wait(for: 1)
@@ -174,7 +174,7 @@ struct RequestModelServerTests {
         let done = EventCounter()
         let body = Data(repeating: 7, count: 3_000_000)
         client.upload(PhotoForm(url: try await DemoServer.url("/upload"), data: body))
-            .load(model, tracksProgress: true)
+            .bind(to: model, tracksProgress: true)
             .response { _ in done.increment() }
         await done.wait(for: 1)
         #expect(model.value?.bytes == body.count)
@@ -192,7 +192,7 @@ struct RequestModelServerTests {
         let handled = EventCounter()
         #expect(!model.canRetry)
         client.request(TestForm(url: try await DemoServer.url("/flaky?key=\(key)")))
-            .load(model, atKeyPath: "data")
+            .bind(to: model, atKeyPath: "data")
             .response { _ in handled.increment() }
         await handled.wait(for: 1)
         let error = try #require(model.phase.error)
@@ -219,9 +219,9 @@ struct RequestModelServerTests {
         let model = RequestModel<Slept>()
         let first = EventCounter()
         let second = EventCounter()
-        client.request(TestForm(url: try await DemoServer.url("/slow?ms=600"))).load(model)
+        client.request(TestForm(url: try await DemoServer.url("/slow?ms=600"))).bind(to: model)
             .response { _ in first.increment() }
-        client.request(TestForm(url: try await DemoServer.url("/slow?ms=0"))).load(model)
+        client.request(TestForm(url: try await DemoServer.url("/slow?ms=0"))).bind(to: model)
             .response { _ in second.increment() }
         await second.wait(for: 1)
         await first.wait(for: 1)
@@ -236,7 +236,7 @@ struct RequestModelServerTests {
         let changes = ModelChanges(model)
         let done = EventCounter()
         let request = client.request(TestForm(url: try await DemoServer.url("/slow?ms=60000")))
-            .load(model)
+            .bind(to: model)
             .response { _ in done.increment() }
         await request.waitUntilRunning()
         request.cancel()

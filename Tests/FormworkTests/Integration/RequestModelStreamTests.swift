@@ -42,7 +42,7 @@ struct RequestModelStreamTests {
         let scores = RequestModel<ServerSentEvent>()
 
         func listen(_ url: String) {
-            stream(TestForm(url: url)).load(scores)
+            stream(TestForm(url: url)).bind(to: scores)
         }
     }
 
@@ -53,7 +53,7 @@ struct RequestModelStreamTests {
     ) {
         let model = RequestModel<ServerSentEvent>()
         let changes = ModelChanges(model)
-        client.stream(TestForm(url: try await DemoServer.url(path))).load(model)
+        client.stream(TestForm(url: try await DemoServer.url(path))).bind(to: model)
         #expect(model.phase.isLoading)
         #expect(model.connection == .connecting)
         await waitUntil(model) { $0.connection == .closed }
@@ -124,7 +124,7 @@ struct RequestModelStreamTests {
         let url = try await DemoServer.url("/ndjson?count=5")
         let model = RequestModel<Line>()
         let changes = ModelChanges(model)
-        client.stream(TestForm(url: url)).load(model)
+        client.stream(TestForm(url: url)).bind(to: model)
         await waitUntil(model) { $0.connection == .closed }
         #expect(changes.connections.map(\.name) == ["connecting", "open", "lost", "closed"])
         #expect(model.value == Line(n: 5))
@@ -136,7 +136,7 @@ struct RequestModelStreamTests {
     func badJSONLineFails() async throws {
         let url = try await DemoServer.url("/ndjson?count=5&bad=3")
         let model = RequestModel<Line>()
-        client.stream(TestForm(url: url)).load(model)
+        client.stream(TestForm(url: url)).bind(to: model)
         await waitUntil(model) { $0.connection == .closed }
         #expect(model.phase.error?.kind == .decodingFailed)
         #expect(model.message != nil)
@@ -163,10 +163,10 @@ struct RequestModelStreamTests {
         let key = streamKey()
         let url = try await DemoServer.url("/sse?key=\(key)&end=open&rate=20")
         let model = RequestModel<ServerSentEvent>()
-        client.stream(TestForm(url: url)).load(model)
+        client.stream(TestForm(url: url)).bind(to: model)
         await waitUntil(model) { $0.value != nil }
         let other = try await DemoServer.url("/sse?key=\(streamKey())&count=1&total=1&retry=10")
-        client.stream(TestForm(url: other)).load(model)
+        client.stream(TestForm(url: other)).bind(to: model)
         #expect(try await waitForClose(key) == 1)
         await waitUntil(model) { $0.connection == .closed }
         #expect(model.value?.id == ids(1...1)[0])  // the new stream's event
@@ -178,7 +178,7 @@ struct RequestModelStreamTests {
         let key = streamKey()
         let url = try await DemoServer.url("/sse?key=\(key)&end=open&rate=20")
         let model = RequestModel<ServerSentEvent>()
-        client.stream(TestForm(url: url)).load(model)
+        client.stream(TestForm(url: url)).bind(to: model)
         await waitUntil(model) { $0.value != nil && $0.connection == .open }
         model.cancel()
         await waitUntil(model) { $0.connection == .closed }
@@ -199,7 +199,7 @@ struct RequestModelStreamTests {
         // Two events, then 204: the stream ends; a retry gets 204 at once (it sends id 2).
         let url = try await DemoServer.url("/sse?key=\(key)&count=2&total=2&retry=10")
         let model = RequestModel<ServerSentEvent>()
-        client.stream(TestForm(url: url)).load(model)
+        client.stream(TestForm(url: url)).bind(to: model)
         await waitUntil(model) { $0.connection == .closed }
         #expect(model.canRetry)
         let changes = ModelChanges(model)
@@ -221,7 +221,7 @@ struct RequestModelStreamTests {
         let destination = scratch.file("report.bin")
         let model = RequestModel<URL>()
         let changes = ModelChanges(model)
-        client.download(TestDownloadForm(url: url, destination: destination)).load(model)
+        client.download(TestDownloadForm(url: url, destination: destination)).bind(to: model)
         #expect(model.phase.isLoading)
         await waitUntil(model) { !$0.phase.isLoading }
         #expect(model.phase.value == destination)

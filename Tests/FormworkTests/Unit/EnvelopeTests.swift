@@ -19,18 +19,18 @@ struct EnvelopeTests {
 
     @Test("A success code lets data, data.list or nothing decode")
     func success() throws {
-        let outcome = makeOutcome(body: #"{"code":0,"msg":"ok","data":{"list":[1,2]}}"#)
+        let outcome = makeOutcome(body: #"{"code":0,"message":"ok","data":{"list":[1,2]}}"#)
         #expect(envelope.failure(in: outcome) == nil)
         #expect(try decode(Page.self, outcome, at: "data") == Page(list: [1, 2]))
         #expect(try decode([Int].self, outcome, at: "data.list") == [1, 2])
         #expect(try decode(EmptyBody.self, outcome, at: "data.nothing") == EmptyBody())
-        let null = makeOutcome(body: #"{"code":"0","msg":"ok","data":null}"#)
+        let null = makeOutcome(body: #"{"code":"0","message":"ok","data":null}"#)
         #expect(try decode(Int?.self, null, at: "data") == nil)
     }
 
     @Test("Any other code is a business error with the server's code and message, 2xx or not")
     func business() throws {
-        let body = #"{"code":1001,"msg":"Insufficient balance","data":null}"#
+        let body = #"{"code":1001,"message":"Insufficient balance","data":null}"#
         let error = try #require(envelope.failure(in: makeOutcome(body: body)))
         #expect(error.kind == .business)
         #expect(error.businessCode == "1001")
@@ -69,5 +69,27 @@ struct EnvelopeTests {
             weather == Envelope(codePath: "data.code", messagePath: "data.message", successCodes: ["200"]))
         let outcome = makeOutcome(body: #"{"data":{"code":"404","message":"City not found"}}"#)
         #expect(weather.failure(in: outcome)?.businessMessage == "City not found")
+    }
+
+    @Test("The message is read at \"message\" by default, as JSONErrorable reads it; \"msg\" when asked")
+    func defaultMessagePath() throws {
+        struct PlainError: JSONErrorable {
+            static let successCodes = ["0"]
+            let code: String?
+            let message: String?
+        }
+        #expect(Envelope.standard.messagePath == "message")
+        #expect(Envelope(successCodes: ["0"]) == .standard)
+        #expect(Envelope(PlainError.self) == .standard)
+        let message = makeOutcome(body: #"{"code":7,"message":"Try later","msg":"other"}"#)
+        #expect(Envelope.standard.failure(in: message)?.businessMessage == "Try later")
+        // A {code, msg, data} API names its message path; the default no longer reads "msg".
+        let msg = makeOutcome(body: #"{"code":7,"msg":"Try later"}"#)
+        let unnamed = try #require(Envelope.standard.failure(in: msg))
+        #expect(unnamed.kind == .business)
+        #expect(unnamed.businessCode == "7")
+        #expect(unnamed.businessMessage == nil)
+        let named = Envelope(messagePath: "msg", successCodes: ["0"])
+        #expect(named.failure(in: msg)?.businessMessage == "Try later")
     }
 }

@@ -34,9 +34,9 @@ final class ModelScenario: Scenario, Requestable {
         stage.say("The news server is down: it closes every connection without answering.")
         stage.code(
             "let model = RequestModel<News>()          // @Observable, what the view watches",
-            "request(NewsForm()).load(model, atKeyPath: \"data\")",
+            "request(NewsForm()).bind(to: model, atKeyPath: \"data\")",
             "// SwiftUI: switch model.phase { case .loading: ProgressView() … }")
-        request(FlakyNewsForm(base: stage.base, key: key)).load(model, atKeyPath: "data")
+        request(FlakyNewsForm(base: stage.base, key: key)).bind(to: model, atKeyPath: "data")
         try await stage.wait(for: "the request to fail") { model.phase.error != nil }
         try stage.check(
             model.message != nil && model.canRetry,

@@ -17,6 +17,9 @@ extension Request {
     /// request(SubmitForm()).load(button)                                 // a spinner, disabled
     /// request(WeatherForm()).load(refreshControl)                        // refreshing until done
     /// ```
+    ///
+    /// To drive a SwiftUI `RequestModel` instead of showing a mask, bind the request to it with
+    /// `bind(to:)`.
     /// - Parameter loadable: What to show; defaults to ``LoadType/none``.
     /// - Returns: The request.
     @MainActor

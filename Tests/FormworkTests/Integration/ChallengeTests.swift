@@ -29,25 +29,18 @@ struct BasicAuthenticator: Authenticator {
 struct ChallengeTests {
     struct User: Decodable, Sendable { let user: String }
 
-    /// Far longer than a delivered 401 takes, shorter than the 30 s a hung task would wait (and a
-    /// hung task ends with a timeout, not the 401 every test also checks). Under TSan with the
-    /// whole suite, corelibs' one libcurl queue, held back by other tests' downloads, has delayed
-    /// requests by 15 s: 10 s was too tight there.
-    static let bound: TimeInterval = 25
-
     private func form(_ path: String, tag: String, _ extra: Parameters = [:]) async throws -> TestForm {
         var parameters: Parameters = ["tag": tag, "user": "ada", "password": "lovelace"]
         parameters.merge(extra) { $1 }
         return TestForm(url: try await DemoServer.url(path), parameters: parameters, timeout: 30)
     }
 
-    /// Sends and returns the outcome and how long it took.
-    private func send(_ form: TestForm, session: Session = .default) async -> (
-        DataResponse<User>, TimeInterval
-    ) {
-        let start = Date()
-        let response = await Client().request(form, session: session).handled(User.self)
-        return (response, Date().timeIntervalSince(start))
+    /// Sends and returns the outcome. "At once" is checked by the outcome, not by a clock: a task
+    /// that hung on the challenge would end with the form's 30 s idle timeout (a `.timeout`
+    /// failure), never with the 401 or the answer each test expects. (A bound on the elapsed time
+    /// failed on a machine busy enough to delay every request by more than the bound.)
+    private func send(_ form: TestForm, session: Session = .default) async -> DataResponse<User> {
+        await Client().request(form, session: session).handled(User.self)
     }
 
     @Test(
@@ -55,8 +48,7 @@ struct ChallengeTests {
         arguments: ["/challenge/basic", "/challenge/digest", "/challenge/bearer"])
     func noCredential(_ path: String) async throws {
         let tag = freshTag()
-        let (response, elapsed) = await send(try await form(path, tag: tag))
-        #expect(elapsed < Self.bound)
+        let response = await send(try await form(path, tag: tag))
         #expect(response.error?.kind == .unacceptableStatusCode)
         #expect(response.error?.statusCode == 401)
         #expect(response.response?.value(forHTTPHeaderField: "WWW-Authenticate") != nil)
@@ -67,8 +59,7 @@ struct ChallengeTests {
     func proxyChallenge() async throws {
         let tag = freshTag()
         let session = Session { $0.credentials.proxy = PasswordCredential(user: "ada", password: "lovelace") }
-        let (response, elapsed) = await send(try await form("/challenge/proxy", tag: tag), session: session)
-        #expect(elapsed < Self.bound)
+        let response = await send(try await form("/challenge/proxy", tag: tag), session: session)
         #expect(response.error?.statusCode == 407)
         #expect(response.error?.kind == .unacceptableStatusCode)
     }
@@ -79,8 +70,7 @@ struct ChallengeTests {
         let session = Session {
             $0.credentials.server = PasswordCredential(user: "ada", password: "lovelace")
         }
-        let (response, elapsed) = await send(try await form("/challenge/basic", tag: tag), session: session)
-        #expect(elapsed < Self.bound)
+        let response = await send(try await form("/challenge/basic", tag: tag), session: session)
         #expect(response.value?.user == "ada")
         #expect(try await requestsSeen(tag: tag) == 2)
     }
@@ -89,8 +79,7 @@ struct ChallengeTests {
     func wrongCredential() async throws {
         let tag = freshTag()
         let session = Session { $0.credentials.server = PasswordCredential(user: "ada", password: "wrong") }
-        let (response, elapsed) = await send(try await form("/challenge/basic", tag: tag), session: session)
-        #expect(elapsed < Self.bound)
+        let response = await send(try await form("/challenge/basic", tag: tag), session: session)
         #expect(response.error?.statusCode == 401)
         #expect(try await requestsSeen(tag: tag) == 2)
     }
@@ -101,9 +90,8 @@ struct ChallengeTests {
             $0.credentials.server = PasswordCredential(user: "ada", password: "lovelace")
         }
         for path in ["/challenge/digest", "/challenge/bearer"] {
-            let (response, elapsed) = await send(try await form(path, tag: freshTag()), session: session)
-            #expect(elapsed < Self.bound)
-            #expect(response.error?.statusCode == 401)
+            let response = await send(try await form(path, tag: freshTag()), session: session)
+                #expect(response.error?.statusCode == 401)
         }
     }
 
@@ -115,8 +103,7 @@ struct ChallengeTests {
             $0.interceptors.eventMonitors = [FinishRecorder { finished.increment() }]
             $0.interceptors.retriers = [RetryPolicy(baseDelay: 0.01, retryableStatusCodes: [401])]
         }
-        let (response, elapsed) = await send(try await form("/challenge/basic", tag: tag), session: session)
-        #expect(elapsed < Self.bound)
+        let response = await send(try await form("/challenge/basic", tag: tag), session: session)
         #expect(response.error?.statusCode == 401)
         #expect(String(decoding: response.data ?? Data(), as: UTF8.self).contains("Authentication required"))
         #expect(try await requestsSeen(tag: tag) == 3)  // the first attempt and two retries
@@ -133,8 +120,7 @@ struct ChallengeTests {
             $0.interceptors.adapters = [auth]
             $0.interceptors.retriers = [auth]
         }
-        let (response, elapsed) = await send(try await form("/challenge/basic", tag: tag), session: session)
-        #expect(elapsed < Self.bound)
+        let response = await send(try await form("/challenge/basic", tag: tag), session: session)
         #expect(response.value?.user == "ada")
         #expect(await auth.refreshCount == 1)
         #expect(try await requestsSeen(tag: tag) == 2)

@@ -91,7 +91,7 @@ struct ChallengeTests {
         }
         for path in ["/challenge/digest", "/challenge/bearer"] {
             let response = await send(try await form(path, tag: freshTag()), session: session)
-                #expect(response.error?.statusCode == 401)
+            #expect(response.error?.statusCode == 401)
         }
     }
 

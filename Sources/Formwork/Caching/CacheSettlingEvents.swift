@@ -18,6 +18,8 @@ final class CacheSettlingEvents: TransportEvents {
         var body = Data()
         /// Whether the head and body are held back until the end.
         var holdsBack = false
+        /// Whether the body is kept: the response is held back, or may be stored.
+        var keepsBody = false
     }
 
     /// A response head in either of the transport's shapes.
@@ -44,8 +46,8 @@ final class CacheSettlingEvents: TransportEvents {
     private let target: any TransportEvents
     private let context: CacheContext
     private let cache: HTTPCache
-    /// Whether the body is kept to be stored.
-    private let keepsBody: Bool
+    /// Whether a response may be stored at all (a `GET` whose form has a policy).
+    private let mayStore: Bool
     private let received = Protected(Received())
 
     /// Events that pass on to `target` and settle the exchange described by `context`.
@@ -53,7 +55,7 @@ final class CacheSettlingEvents: TransportEvents {
         self.target = target
         self.context = context
         self.cache = cache
-        keepsBody = context.policy != nil && context.method == "GET"
+        mayStore = context.policy != nil && context.method == "GET"
     }
 
     func receiveResponse(_ response: URLResponse) -> Bool {
@@ -66,9 +68,11 @@ final class CacheSettlingEvents: TransportEvents {
 
     /// Records the head; passes it on unless the stored response may take its place.
     private func receive(_ head: Head) -> Bool {
+        let keepsBody = mayStore && isStorable(head)
         let holdsBack = received.withLock { received -> Bool in
             received.head = head
             received.holdsBack = mayBeReplaced(statusCode: head.statusCode)
+            received.keepsBody = keepsBody || received.holdsBack
             return received.holdsBack
         }
         if holdsBack { return true }
@@ -85,9 +89,18 @@ final class CacheSettlingEvents: TransportEvents {
         return statusCode == 304 || statusCode >= 500
     }
 
+    /// Whether the cache could store this response (a body that cannot be stored is not kept).
+    private func isStorable(_ head: Head) -> Bool {
+        guard let status = head.statusCode else { return false }
+        return CacheStorability.canStore(
+            method: context.method, requestHeaders: context.requestHeaders,
+            hasCredentials: context.key.credential != nil, statusCode: status == 206 ? 200 : status,
+            responseHeaders: head.headers)
+    }
+
     func receiveBody(_ body: Data) {
         let holdsBack = received.withLock { received -> Bool in
-            if keepsBody || received.holdsBack { received.body.append(body) }
+            if received.keepsBody { received.body.append(body) }
             return received.holdsBack
         }
         if !holdsBack { target.receiveBody(body) }

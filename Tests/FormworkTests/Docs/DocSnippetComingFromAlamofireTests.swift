@@ -22,7 +22,7 @@ extension DocSnippetTests {
                 configuration.headers = ["X-Client": "ios"]  // a form's own headers win on a clash
                 configuration.timeouts.idle = 20  // Alamofire: timeoutIntervalForRequest
                 configuration.timeouts.total = 60  // all attempts together
-                configuration.interceptors.adapters = [AppVersionAdapter()]
+                configuration.interceptors.adapters = [AppVersionAdapter()]  // written below
                 configuration.interceptors.retriers = [RetryPolicy.default]
                 configuration.interceptors.eventMonitors = [ConsoleLogger()]
             }

@@ -1,5 +1,5 @@
 /// CRC-32 (the IEEE 802.3 polynomial, reflected, as zlib and PNG use it): the checksum of a cache
-/// entry file, so that a torn or corrupted file is recognised and dropped.
+/// entry file and of an outbox entry file, so that a torn or corrupted file is recognised.
 enum CRC32 {
     /// The table of remainders for each byte value.
     private static let table: [UInt32] = (0..<256).map { byte in

@@ -49,6 +49,11 @@ public struct MessageCatalog: Sendable, Equatable {
     public var fileOperationFailed = "The file could not be read or saved."
     /// The request was cancelled.
     public var cancelled = "The request was cancelled."
+    /// The outbox could not take or keep a request (its directory is in use or unusable, it is
+    /// full); a request that expired in the outbox gets ``outboxExpired``.
+    public var outboxFailed = "The request could not be saved to send later."
+    /// A request waited in the outbox past its expiry and was not sent.
+    public var outboxExpired = "The request expired before it could be sent."
     /// A business error arrived without a message of its own.
     public var businessFailure = "The operation failed."
     /// When `true`, messages end with the failure's code, e.g. "The request timed out. (-1001)".
@@ -160,6 +165,10 @@ extension NetworkError {
             return (businessMessage ?? catalog.businessFailure, businessCode)
         case .fileOperationFailed:
             return (catalog.fileOperationFailed, kind.name)
+        case .outbox:
+            return (
+                reason == .expired ? catalog.outboxExpired : catalog.outboxFailed, reason?.name ?? kind.name
+            )
         case _ where kind.isResponseSerialization:
             return (catalog.unreadableResponse, kind.name)
         case _ where kind.isInvalidRequest:

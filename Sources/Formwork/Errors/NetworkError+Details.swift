@@ -84,6 +84,22 @@ extension NetworkError {
         /// ``Kind/multipartEncodingFailed``: a part's content holds the boundary, so the body could
         /// not be parsed back; ``NetworkError/fileURL`` names the file when the part is one.
         public static let boundaryCollision = Reason("boundaryCollision")
+
+        // MARK: The outbox (kind `outbox`)
+
+        /// ``Kind/outbox``: another outbox, in this process or another, has the directory open
+        /// (each directory has one outbox at a time); see ``NetworkError/fileURL``.
+        public static let directoryInUse = Reason("directoryInUse")
+        /// ``Kind/outbox``: the outbox's directory or a file in it could not be created, read or
+        /// written (no permission, no space left...); the system's error is the
+        /// ``NetworkError/underlyingError``, and ``NetworkError/fileURL`` names the path.
+        public static let directoryUnusable = Reason("directoryUnusable")
+        /// ``Kind/outbox``: the request would take the outbox past its limit of requests or bytes;
+        /// it was not enqueued.
+        public static let full = Reason("full")
+        /// ``Kind/outbox``: the request's expiry passed before the server gave a final answer; it
+        /// left the outbox unsent (or without an answer).
+        public static let expired = Reason("expired")
     }
 }
 
@@ -113,8 +129,8 @@ extension NetworkError {
         /// The type of the parameter value that is not supported, e.g. `Data`
         /// (``Reason/unsupportedValue``).
         public var valueType: String?
-        /// The file involved: the file to upload, a multipart file part, or the file a multipart
-        /// body was being written to.
+        /// The file involved: the file to upload, a multipart file part, the file a multipart
+        /// body was being written to, or the outbox's directory or file.
         public var fileURL: URL?
         /// The server's business code, as text (``Kind/business``).
         public var businessCode: String?
@@ -186,8 +202,9 @@ extension NetworkError {
     /// (``Reason/unsupportedValue``).
     public var valueType: String? { details.valueType }
 
-    /// The file involved in a file or multipart failure: the file to upload, a multipart file
-    /// part, or the file a multipart body was being written to.
+    /// The file involved in a file, multipart or outbox failure: the file to upload, a multipart
+    /// file part, the file a multipart body was being written to, or the outbox's directory or
+    /// file.
     public var fileURL: URL? { details.fileURL }
 
     /// The server's business code, as text (JSON numbers become their decimal text), for a

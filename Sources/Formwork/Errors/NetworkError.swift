@@ -169,6 +169,10 @@ extension NetworkError {
         /// The request was started on a session after ``Session/invalidate()`` or
         /// ``Session/invalidateAndCancel()``: it was not sent.
         public static let sessionInvalidated = Kind("sessionInvalidated")
+        /// The outbox could not take or keep a request: its directory is in use by another outbox
+        /// or cannot be used, it is full, or a request expired before a final answer. See
+        /// ``NetworkError/reason``.
+        public static let outbox = Kind("outbox")
 
         /// `true` for the kinds that mean "the response arrived but could not be read".
         public var isResponseSerialization: Bool {

@@ -133,6 +133,11 @@ struct NetworkErrorMessageTests {
         let missingFile = NetworkError(
             .fileOperationFailed, failureReason: "x", details: .init(reason: .fileNotFound))
         #expect(missingFile.userMessage(using: plain) == plain.fileOperationFailed)
+        let full = NetworkError(.outbox, failureReason: "x", details: .init(reason: .full))
+        #expect(full.userMessage(using: plain) == plain.outboxFailed)
+        #expect(full.userMessage(using: coded) == "\(plain.outboxFailed) (full)")
+        let expired = NetworkError(.outbox, failureReason: "x", details: .init(reason: .expired))
+        #expect(expired.userMessage(using: plain) == plain.outboxExpired)
     }
 
     @Test("A cancellation is recognisable and is not a network failure")

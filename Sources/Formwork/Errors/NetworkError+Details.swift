@@ -100,6 +100,8 @@ extension NetworkError {
         /// ``Kind/outbox``: the request's expiry passed before the server gave a final answer; it
         /// left the outbox unsent (or without an answer).
         public static let expired = Reason("expired")
+        /// ``Kind/outbox``: the outbox was closed (``Outbox/close()``); it takes no more requests.
+        public static let closed = Reason("closed")
     }
 }
 

@@ -72,6 +72,10 @@ public actor Outbox {
         Task { await self.start() }
     }
 
+    deinit {
+        networkWatch?.stop()
+    }
+
     /// An entry found damaged when the outbox was opened.
     public struct SetAsideEntry: Sendable, Equatable {
         /// The entry file's name.

@@ -57,9 +57,15 @@ final class NetworkSwitch: Sendable {
     }
 }
 
-/// A fresh directory for one outbox, removed by `remove()`.
+/// A fresh directory for one outbox, removed by `remove()`. Making one puts the transport under
+/// test in place (see `TransportUnderTest`): these suites also run over AsyncHTTPClient.
 struct OutboxDirectory {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+
+    init() {
+        _ = TransportUnderTest.installed
+    }
+
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 

@@ -1,0 +1,1 @@
+../../../../Tests/FormworkTests/Integration/OutboxTests.swift

@@ -162,6 +162,49 @@ public actor Outbox {
         return try await add(parts)
     }
 
+    /// Adds a `multipart/form-data` upload; returns once its body, encoded now, is on disk (the
+    /// files of its parts are read here: the app may delete them afterwards).
+    /// - Parameters:
+    ///   - form: The upload.
+    ///   - lane: The lane (see ``enqueue(_:lane:tag:expiresAfter:isolation:)``).
+    ///   - tag: A label handed back with the result.
+    ///   - expiresAfter: How long the request stays worth sending.
+    ///   - isolation: The caller's actor (filled in by the compiler).
+    /// - Returns: The entry.
+    /// - Throws: A ``NetworkError``, as ``enqueue(_:lane:tag:expiresAfter:isolation:)`` does, or
+    ///   the multipart body's own errors (``NetworkError/Kind/multipartEncodingFailed``,
+    ///   ``NetworkError/Kind/fileOperationFailed``).
+    @discardableResult
+    public func enqueue(
+        _ form: some UploadMultipartFormable, lane: String = "default", tag: String? = nil,
+        expiresAfter: TimeInterval? = nil, isolation: isolated (any Actor)? = #isolation
+    ) async throws(NetworkError) -> Entry {
+        let multipart = form.multipartFormData
+        let (threshold, directory) = (form.encodingMemoryThreshold, form.encodingDirectory)
+        var parts = try OutboxRequestParts(
+            upload: FormSnapshot(base: form), data: nil, file: nil, defaultContentType: multipart.contentType,
+            key: IdempotencyKey.make(), lane: lane, tag: tag, expiresAt: expiryDate(expiresAfter))
+        parts.setContentType(multipart.contentType)
+        let body: EncodedMultipartBody
+        do {
+            body = try await offload {
+                try multipart.encodedBody(memoryThreshold: threshold, temporaryDirectory: directory)
+            }
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            throw NetworkError(
+                .requestBuildFailed, failureReason: "The multipart body could not be built: \(error)",
+                underlyingError: error)
+        }
+        defer { body.removeTemporaryFile() }
+        switch body {
+        case .data(let data): parts.bodyData = data
+        case .temporaryFile(let url, _): parts.bodyFile = url
+        }
+        return try await add(parts)
+    }
+
     /// The requests still pending, oldest first.
     /// - Returns: The entries.
     public func pending() -> [Entry] {

@@ -49,6 +49,12 @@ struct OutboxRequestParts: Sendable {
         bodyFile = file
     }
 
+    /// Sends the body as `type`, whatever the form's headers said (a multipart body's boundary).
+    mutating func setContentType(_ type: String) {
+        record.headers.removeAll { $0.name.equalsIgnoringASCIICase("Content-Type") }
+        record.headers.append(OutboxRecord.Field(name: "Content-Type", value: type))
+    }
+
     private init(
         url: String, method: HTTPMethod, headers: HTTPHeaders, key: String, lane: String, tag: String?,
         expiresAt: Date?

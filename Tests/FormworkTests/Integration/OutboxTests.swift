@@ -27,6 +27,21 @@ struct EchoFileForm: UploadFileFormable {
     let fileURL: URL
 }
 
+/// A multipart upload of a text field and a file (`POST /upload`), built in a file above
+/// `threshold` bytes.
+struct OutboxMultipartForm: UploadMultipartFormable {
+    let url: String
+    let file: URL
+    let threshold: Int
+    var encodingMemoryThreshold: Int { threshold }
+    var multipartFormData: MultipartFormData {
+        var form = MultipartFormData()
+        form.append(Data("42".utf8), name: "userID")
+        form.append(file, name: "photo")
+        return form
+    }
+}
+
 /// The network as the tests switch it: while `offline`, every request goes to a port where
 /// nothing listens (the connection is refused, as with no network); otherwise to the demo server.
 final class NetworkSwitch: Sendable {
@@ -289,6 +304,30 @@ struct OutboxTests {
             try JSONSerialization.jsonObject(with: delivery.result.get()) as? [String: Any])
         #expect(body["body"] as? String == "file body")
         #expect(body["method"] as? String == "POST")
+        await outbox.close()
+    }
+
+    @Test(
+        "A multipart body is encoded at enqueue (in memory or a file): its part files may be deleted after",
+        arguments: [1_000_000, 1])
+    func multipartIsEncodedAtEnqueue(threshold: Int) async throws {
+        let directory = OutboxDirectory()
+        defer { directory.remove() }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-part-\(UUID()).txt")
+        try Data("photo bytes".utf8).write(to: file)
+        let outbox = try Outbox(directory: directory.url, session: Session(), options: Self.quick)
+        let log = DeliveryLog(outbox)
+        try await outbox.enqueue(
+            OutboxMultipartForm(url: try await DemoServer.url("/upload"), file: file, threshold: threshold))
+        try FileManager.default.removeItem(at: file)
+        await eventually("the delivery") { log.all.count == 1 }
+        let delivery = try #require(log.all.first)
+        let body = try #require(
+            try JSONSerialization.jsonObject(with: delivery.result.get()) as? [String: Any])
+        let parts = try #require(body["parts"] as? [[String: Any]])
+        #expect(parts.map { $0["name"] as? String } == ["userID", "photo"])
+        #expect(parts.last?["bytes"] as? Int == 11)
+        #expect((body["contentType"] as? String)?.hasPrefix("multipart/form-data; boundary=") == true)
         await outbox.close()
     }
 

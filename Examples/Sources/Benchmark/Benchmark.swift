@@ -62,6 +62,8 @@ struct Benchmark {
                 await CacheHits(base: base, options: options).run(report: report)
             case .transports:
                 await Transports(base: base, options: options, directory: directory).run(report: report)
+            case .outbox:
+                await OutboxEnqueue(options: options, directory: directory).run(report: report)
             }
         }
     }

@@ -25,6 +25,7 @@ struct Options: Sendable {
         case coalescing
         case cache
         case transports
+        case outbox
     }
 
     /// Bytes per download and upload (1 GiB by default, 64 MiB with `--quick`).
@@ -70,9 +71,9 @@ struct Options: Sendable {
           --rounds R            interleaved rounds of small requests (default 5)
           --transfer-rounds R   interleaved rounds of each transfer (default 3)
           --quick               the reduced sizes, for CI (about a minute in release)
-          --only PHASE          run one phase: small, download, upload, resume, coalescing, cache or
+          --only PHASE          run one phase: small, download, upload, resume, coalescing, cache,
                                 transports (both transports beside bare URLSession and AsyncHTTPClient;
-                                its download uses --size)
+                                its download uses --size) or outbox (enqueue cost)
           --server URL          use a running DemoServer (e.g. under valgrind, which cannot start one)
           --side SIDE           small requests through one side only (to profile it): raw or formwork;
                                 in the transports phase also ahc or formwork-ahc

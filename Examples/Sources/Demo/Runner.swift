@@ -20,6 +20,7 @@ final class Runner {
             ReloadScenario(),
             StreamScenario(),
             ModelScenario(),
+            OutboxScenario(),
         ]
     }
 

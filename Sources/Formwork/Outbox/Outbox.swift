@@ -169,13 +169,14 @@ public actor Outbox {
     /// files of its parts are read here: the app may delete them afterwards).
     /// - Parameters:
     ///   - form: The upload.
-    ///   - lane: The lane (see ``enqueue(_:lane:tag:expiresAfter:isolation:)``).
+    ///   - lane: The lane (see ``enqueue(_:lane:tag:expiresAfter:isolation:)-(RequestFormable,_,_,_,_)``).
     ///   - tag: A label handed back with the result.
     ///   - expiresAfter: How long the request stays worth sending.
     ///   - isolation: The caller's actor (filled in by the compiler).
     /// - Returns: The entry.
-    /// - Throws: A ``NetworkError``, as ``enqueue(_:lane:tag:expiresAfter:isolation:)`` does, or
-    ///   the multipart body's own errors (``NetworkError/Kind/multipartEncodingFailed``,
+    /// - Throws: A ``NetworkError``, as
+    ///   ``enqueue(_:lane:tag:expiresAfter:isolation:)-(RequestFormable,_,_,_,_)`` does, or the
+    ///   multipart body's own errors (``NetworkError/Kind/multipartEncodingFailed``,
     ///   ``NetworkError/Kind/fileOperationFailed``).
     @discardableResult
     public func enqueue(

@@ -7,7 +7,7 @@ import Foundation
 extension Outbox {
     /// A request in the outbox, as ``Outbox/pending()`` lists it and a ``Delivery`` names it.
     public struct Entry: Sendable, Hashable, Identifiable {
-        /// The request's id, given by ``Outbox/enqueue(_:lane:tag:expiresAfter:isolation:)``.
+        /// The request's id, given when it was enqueued.
         public let id: UUID
         /// The lane it is sent in.
         public let lane: String
@@ -46,8 +46,9 @@ extension Outbox {
         public let result: Result<Data, NetworkError>
         /// The response of the last attempt, if one arrived.
         public let response: HTTPURLResponse?
-        /// How many attempts were made in this process (a request picked up after a restart
-        /// counts from there).
+        /// How many attempts the outbox made in this process (a request picked up after a
+        /// restart counts from there). A session's own retries within one attempt are not
+        /// counted.
         public let attempts: Int
         /// The body of the last attempt's response, failures included (for the messages).
         let body: Data?

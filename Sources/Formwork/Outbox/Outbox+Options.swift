@@ -4,9 +4,8 @@ extension Outbox {
     /// How much an ``Outbox`` holds, how long a request stays worth sending, how long to wait
     /// between attempts and which failures end a request.
     public struct Options: Sendable {
-        /// The most requests the outbox holds; ``Outbox/enqueue(_:lane:tag:expiresAfter:isolation:)``
-        /// beyond it fails with ``NetworkError/Kind/outbox`` (``NetworkError/Reason/full``).
-        /// Defaults to 1,000.
+        /// The most requests the outbox holds; an `enqueue` beyond it fails with
+        /// ``NetworkError/Kind/outbox`` (``NetworkError/Reason/full``). Defaults to 1,000.
         public var maximumCount: Int
         /// The most bytes the outbox's pending entries and bodies take on disk. Defaults to 100 MiB.
         public var maximumBytes: Int64

@@ -8,18 +8,19 @@ import Foundation
 /// the server gives a final answer — even if the app is killed in between.
 ///
 /// ```swift
-/// let outbox = try Outbox(directory: appSupport.appending(path: "outbox"), session: session)
+/// let outbox = try Outbox(directory: appSupport.appendingPathComponent("outbox"), session: session)
 /// try await outbox.enqueue(PostCommentForm(text: "Hello"))   // on disk when this returns
 /// for await delivery in outbox.deliveries() { print(delivery.entry.id, delivery.result) }
 /// ```
 ///
 /// What it promises:
 ///
-/// - **Nothing lost.** ``enqueue(_:lane:tag:expiresAfter:isolation:)`` returns once the request
-///   is on disk (written to a temporary file, `fsync`ed, renamed). A request leaves the outbox
-///   only with a final answer: a success, a failure ``Options/isPermanent`` calls final, its
-///   expiry, or ``cancel(_:)``. A new `Outbox` on the same directory, in a later process, picks
-///   up what is pending; an entry found damaged is set aside (``setAside``), never sent half.
+/// - **Nothing lost.** ``enqueue(_:lane:tag:expiresAfter:isolation:)-(RequestFormable,_,_,_,_)``
+///   returns once the request is on disk (written to a temporary file, `fsync`ed, renamed). A
+///   request leaves the outbox only with a final answer: a success, a failure
+///   ``Options/isPermanent`` calls final, its expiry, or ``cancel(_:)``. A new `Outbox` on the
+///   same directory, in a later process, picks up what is pending; an entry found damaged is set
+///   aside (``setAside``), never sent half.
 /// - **Applied once, with the server's help.** Every request gets an `Idempotency-Key` at
 ///   enqueue time, sent with every attempt. A request in flight when the process died is sent
 ///   again with the same key: at least once on the wire, exactly once on a server that honours
@@ -119,12 +120,13 @@ public actor Outbox {
     /// Adds an upload of bytes; returns once it is on disk.
     /// - Parameters:
     ///   - form: The upload.
-    ///   - lane: The lane (see ``enqueue(_:lane:tag:expiresAfter:isolation:)``).
+    ///   - lane: The lane (see ``enqueue(_:lane:tag:expiresAfter:isolation:)-(RequestFormable,_,_,_,_)``).
     ///   - tag: A label handed back with the result.
     ///   - expiresAfter: How long the request stays worth sending.
     ///   - isolation: The caller's actor (filled in by the compiler).
     /// - Returns: The entry.
-    /// - Throws: A ``NetworkError``, as ``enqueue(_:lane:tag:expiresAfter:isolation:)`` does.
+    /// - Throws: A ``NetworkError``, as
+    ///   ``enqueue(_:lane:tag:expiresAfter:isolation:)-(RequestFormable,_,_,_,_)`` does.
     @discardableResult
     public func enqueue(
         _ form: some UploadDataFormable, lane: String = "default", tag: String? = nil,
@@ -141,12 +143,13 @@ public actor Outbox {
     /// (the app may delete its file then), kept until the request ends.
     /// - Parameters:
     ///   - form: The upload.
-    ///   - lane: The lane (see ``enqueue(_:lane:tag:expiresAfter:isolation:)``).
+    ///   - lane: The lane (see ``enqueue(_:lane:tag:expiresAfter:isolation:)-(RequestFormable,_,_,_,_)``).
     ///   - tag: A label handed back with the result.
     ///   - expiresAfter: How long the request stays worth sending.
     ///   - isolation: The caller's actor (filled in by the compiler).
     /// - Returns: The entry.
-    /// - Throws: A ``NetworkError``, as ``enqueue(_:lane:tag:expiresAfter:isolation:)`` does, or
+    /// - Throws: A ``NetworkError``, as
+    ///   ``enqueue(_:lane:tag:expiresAfter:isolation:)-(RequestFormable,_,_,_,_)`` does, or
     ///   ``NetworkError/Kind/fileOperationFailed`` when the file cannot be read.
     @discardableResult
     public func enqueue(
@@ -166,13 +169,14 @@ public actor Outbox {
     /// files of its parts are read here: the app may delete them afterwards).
     /// - Parameters:
     ///   - form: The upload.
-    ///   - lane: The lane (see ``enqueue(_:lane:tag:expiresAfter:isolation:)``).
+    ///   - lane: The lane (see ``enqueue(_:lane:tag:expiresAfter:isolation:)-(RequestFormable,_,_,_,_)``).
     ///   - tag: A label handed back with the result.
     ///   - expiresAfter: How long the request stays worth sending.
     ///   - isolation: The caller's actor (filled in by the compiler).
     /// - Returns: The entry.
-    /// - Throws: A ``NetworkError``, as ``enqueue(_:lane:tag:expiresAfter:isolation:)`` does, or
-    ///   the multipart body's own errors (``NetworkError/Kind/multipartEncodingFailed``,
+    /// - Throws: A ``NetworkError``, as
+    ///   ``enqueue(_:lane:tag:expiresAfter:isolation:)-(RequestFormable,_,_,_,_)`` does, or the
+    ///   multipart body's own errors (``NetworkError/Kind/multipartEncodingFailed``,
     ///   ``NetworkError/Kind/fileOperationFailed``).
     @discardableResult
     public func enqueue(

@@ -11,7 +11,10 @@ import Testing
 // The exception is Transports.md (DocSnippetTransportsTests.swift): a stubbed session always runs
 // on the built-in URLSession transport, so a transport's code must meet the demo server. Its suite
 // stands alone (a longer time limit, for the server's first start) and reaches the built-in
-// transport, which has no public name, through `@testable import`.
+// transport, which has no public name, through `@testable import`. OfflineOutbox.md
+// (DocSnippetOfflineOutboxTests.swift) stands alone too: what an outbox promises (applied once,
+// the same key after a relaunch, waiting offline) is checked against the demo server's
+// `/idempotency/apply`.
 //
 // Changed from the articles only where a test needs it: a stubbed `session:` is passed, and
 // values the articles leave open (a folder, a file) are made concrete. Not compiled here: the

@@ -50,7 +50,7 @@ public struct MessageCatalog: Sendable, Equatable {
     /// The request was cancelled.
     public var cancelled = "The request was cancelled."
     /// The outbox could not take or keep a request (its directory is in use or unusable, it is
-    /// full); a request that expired in the outbox gets ``outboxExpired``.
+    /// full or closed); a request that expired in the outbox gets ``outboxExpired``.
     public var outboxFailed = "The request could not be saved to send later."
     /// A request waited in the outbox past its expiry and was not sent.
     public var outboxExpired = "The request expired before it could be sent."

@@ -170,7 +170,7 @@ extension NetworkError {
         /// ``Session/invalidateAndCancel()``: it was not sent.
         public static let sessionInvalidated = Kind("sessionInvalidated")
         /// The outbox could not take or keep a request: its directory is in use by another outbox
-        /// or cannot be used, it is full, or a request expired before a final answer. See
+        /// or cannot be used, it is full or closed, or a request expired before a final answer. See
         /// ``NetworkError/reason``.
         public static let outbox = Kind("outbox")
 

@@ -13,8 +13,8 @@ extension Outbox {
         public let lane: String
         /// The app's label for it, if it gave one.
         public let tag: String?
-        /// The method, e.g. `POST`.
-        public let method: String
+        /// The method, e.g. `.post`.
+        public let method: HTTPMethod
         /// The URL.
         public let url: String
         /// The `Idempotency-Key` sent with every attempt.
@@ -28,7 +28,7 @@ extension Outbox {
             id = record.id
             lane = record.lane
             tag = record.tag
-            method = record.method
+            method = HTTPMethod(rawValue: record.method)
             url = record.url
             idempotencyKey = record.idempotencyKey
             enqueuedAt = record.enqueuedAt

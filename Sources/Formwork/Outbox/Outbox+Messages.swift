@@ -6,20 +6,20 @@ struct OutboxMessageTarget: Sendable {
 }
 
 extension Outbox {
-    /// Shows the final failures of outbox requests with `warnable` — also those that end after
+    /// Shows the failures of outbox requests with `warnable` — also those that end after
     /// the screen that enqueued them is gone, so pass something that lives as long as the app
     /// (a banner, an app-wide alert). Messages are chosen as `.warn` chooses them for a request:
-    /// the server's message read with `E`, else a short sentence (``NetworkError/userMessage``).
-    /// A cancel shows nothing. The outbox keeps `warnable`.
+    /// a final failure, or a 2xx whose body (read with `E`) holds a code that is not a success
+    /// code, shows the server's message, else a short sentence (``NetworkError/userMessage``).
+    /// A cancel shows nothing. The outbox keeps `warnable`; each call adds one more target.
     /// - Parameters:
     ///   - error: The error type that reads a response body.
     ///   - warnable: What shows the message.
     @MainActor
     public func warn<E: JSONErrorable>(_ error: E.Type, with warnable: some Warnable) {
         let show: @MainActor @Sendable (Delivery) -> Void = { delivery in
-            guard case .failure = delivery.result,
-                case .failure(let message) = Self.messageVerdict(E.self, of: delivery)
-            else { return }
+            // As `.warn` on a request: a 2xx whose body holds a failure code is a failure too.
+            guard case .failure(let message) = Self.messageVerdict(E.self, of: delivery) else { return }
             warnable.show(error: message)
         }
         messageTargets.withLock { $0.append(OutboxMessageTarget(show: show)) }

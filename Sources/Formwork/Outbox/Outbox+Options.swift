@@ -43,15 +43,17 @@ extension Outbox {
             self.isPermanent = isPermanent
         }
 
-        /// The default rule: a `4xx` other than `408 Request Timeout` and `429 Too Many Requests`
-        /// is final (the server understood the request and refuses it; sending it again cannot
-        /// help), and so is a request that cannot be built (a bad URL or header, a body file
-        /// gone). Everything else — no connection, timeouts, `408`, `429`, `5xx` — is tried again.
+        /// The default rule: a `4xx` other than `408 Request Timeout`, `409 Conflict` and
+        /// `429 Too Many Requests` is final (the server understood the request and refuses it;
+        /// sending it again cannot help), and so is a request that cannot be built (a bad URL or
+        /// header, a body file gone). Everything else — no connection, timeouts, `408`, `429`,
+        /// `5xx` — is tried again; so is `409`, which a server honouring `Idempotency-Key` sends
+        /// while an earlier attempt with the same key is still being processed.
         /// - Parameter error: The failure of the latest attempt.
         /// - Returns: Whether it is final.
         public static func isPermanentByDefault(_ error: NetworkError) -> Bool {
             if let status = error.statusCode, error.kind == .unacceptableStatusCode {
-                return (400..<500).contains(status) && status != 408 && status != 429
+                return (400..<500).contains(status) && ![408, 409, 429].contains(status)
             }
             let unbuildable: Set<NetworkError.Kind> = [
                 .invalidURL, .invalidHeader, .parameterEncodingFailed, .multipartEncodingFailed,

@@ -94,17 +94,21 @@ extension Outbox {
         let request: any DataResponding
         switch record.body {
         case .none:
-            request = session.request(OutboxPlainForm(url: record.url, method: method, headers: headers))
-                .idempotencyKey(record.idempotencyKey)
+            request = session.request(
+                OutboxPlainForm(url: record.url, method: method, headers: headers, timeout: record.timeout)
+            )
+            .idempotencyKey(record.idempotencyKey)
         case .inline(let data):
             request = session.upload(
-                OutboxDataForm(url: record.url, method: method, headers: headers, data: data)
+                OutboxDataForm(
+                    url: record.url, method: method, headers: headers, timeout: record.timeout, data: data)
             )
             .idempotencyKey(record.idempotencyKey)
         case .file:
             let file = store.bodyFileURL(for: record.id)
             request = session.upload(
-                OutboxFileForm(url: record.url, method: method, headers: headers, fileURL: file)
+                OutboxFileForm(
+                    url: record.url, method: method, headers: headers, timeout: record.timeout, fileURL: file)
             ).idempotencyKey(record.idempotencyKey)
         }
         lanes[record.lane]?.inFlight = (record.id, request)

@@ -101,7 +101,7 @@ public actor Outbox {
     ///     lanes do not wait for each other.
     ///   - tag: A label handed back with the result (e.g. what the request was for).
     ///   - expiresAfter: How long the request stays worth sending; defaults to
-    ///     ``Options/expiry``.
+    ///     ``Options/expiry``; `.infinity`: until it is sent.
     ///   - isolation: The caller's actor (filled in by the compiler): the form is read there.
     /// - Returns: The entry, with its id and `Idempotency-Key`.
     /// - Throws: A ``NetworkError``: the form cannot be built, or the outbox is full
@@ -209,6 +209,18 @@ public actor Outbox {
         return try await add(parts)
     }
 
+    /// A download cannot wait in an outbox: its answer would be delivered in memory, not to its
+    /// destination. Download when the app is in use (``Session/download(_:isolation:)``), or
+    /// enqueue the request that makes the server prepare what is downloaded later.
+    @available(*, unavailable, message: "A download cannot be enqueued; download it when online")
+    @discardableResult
+    public func enqueue(
+        _ form: some DownloadFormable, lane: String = "default", tag: String? = nil,
+        expiresAfter: TimeInterval? = nil, isolation: isolated (any Actor)? = #isolation
+    ) async throws(NetworkError) -> Entry {
+        fatalError("unavailable")
+    }
+
     /// The requests still pending, oldest first.
     /// - Returns: The entries.
     public func pending() -> [Entry] {
@@ -271,7 +283,8 @@ public actor Outbox {
     }
 
     private nonisolated func expiryDate(_ expiresAfter: TimeInterval?) -> Date? {
-        (expiresAfter ?? options.expiry).map { Date(timeIntervalSinceNow: $0) }
+        // `.infinity` (or any non-finite value): never.
+        (expiresAfter ?? options.expiry).flatMap { $0.isFinite ? Date(timeIntervalSinceNow: $0) : nil }
     }
 
     private func add(_ parts: OutboxRequestParts) throws(NetworkError) -> Entry {

@@ -5,6 +5,8 @@ import Foundation
 final class OutboxBroadcast<Value: Sendable>: Sendable {
     private struct State {
         var listeners: [UUID: AsyncStream<Value>.Continuation] = [:]
+        /// The listeners that take what nobody heard: while none is there, values are kept.
+        var hearing: Set<UUID> = []
         var unheard: [Value] = []
         var isFinished = false
     }
@@ -32,6 +34,7 @@ final class OutboxBroadcast<Value: Sendable>: Sendable {
             guard !state.isFinished else { return (replaysLatest ? state.unheard : [], true) }
             state.listeners[id] = continuation
             guard takesUnheard || replaysLatest else { return ([], false) }
+            state.hearing.insert(id)
             let backlog = state.unheard
             if !replaysLatest { state.unheard = [] }
             return (backlog, false)
@@ -41,7 +44,10 @@ final class OutboxBroadcast<Value: Sendable>: Sendable {
             continuation.finish()
         } else {
             continuation.onTermination = { [weak self] _ in
-                _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
+                self?.state.withLock { state in
+                    state.listeners[id] = nil
+                    state.hearing.remove(id)
+                }
             }
         }
         return stream
@@ -52,7 +58,7 @@ final class OutboxBroadcast<Value: Sendable>: Sendable {
         let listeners = state.withLock { state -> [AsyncStream<Value>.Continuation] in
             if replaysLatest {
                 state.unheard = [value]
-            } else if state.listeners.isEmpty {
+            } else if state.hearing.isEmpty {
                 state.unheard.append(value)
                 if state.unheard.count > keepsUnheard { state.unheard.removeFirst() }
             }
@@ -65,7 +71,10 @@ final class OutboxBroadcast<Value: Sendable>: Sendable {
     func finish() {
         let listeners = state.withLock { state -> [AsyncStream<Value>.Continuation] in
             state.isFinished = true
-            defer { state.listeners = [:] }
+            defer {
+                state.listeners = [:]
+                state.hearing = []
+            }
             return Array(state.listeners.values)
         }
         for listener in listeners { listener.finish() }

@@ -24,9 +24,8 @@ struct OutboxRequestParts: Sendable {
             headers.add(name: "Content-Type", value: type)
         }
         self.init(
-            url: built.url?.absoluteString ?? form.url, method: form.method, headers: headers, key: key,
-            lane: lane,
-            tag: tag, expiresAt: expiresAt)
+            url: built.url?.absoluteString ?? form.url, method: form.method, headers: headers,
+            timeout: form.timeout, key: key, lane: lane, tag: tag, expiresAt: expiresAt)
         bodyData = built.httpBody.flatMap { $0.isEmpty ? nil : $0 }
     }
 
@@ -43,8 +42,8 @@ struct OutboxRequestParts: Sendable {
         }
         try headers.validate()
         self.init(
-            url: url.absoluteString, method: form.method, headers: headers, key: key, lane: lane, tag: tag,
-            expiresAt: expiresAt)
+            url: url.absoluteString, method: form.method, headers: headers, timeout: form.timeout, key: key,
+            lane: lane, tag: tag, expiresAt: expiresAt)
         bodyData = data
         bodyFile = file
     }
@@ -56,14 +55,14 @@ struct OutboxRequestParts: Sendable {
     }
 
     private init(
-        url: String, method: HTTPMethod, headers: HTTPHeaders, key: String, lane: String, tag: String?,
-        expiresAt: Date?
+        url: String, method: HTTPMethod, headers: HTTPHeaders, timeout: TimeInterval?, key: String,
+        lane: String, tag: String?, expiresAt: Date?
     ) {
         record = OutboxRecord(
             id: UUID(), sequence: 0, lane: lane, tag: tag, idempotencyKey: key, method: method.rawValue,
             url: url,
             headers: headers.map { OutboxRecord.Field(name: $0.name, value: $0.value) }, body: .none,
-            enqueuedAt: Date(), expiresAt: expiresAt)
+            enqueuedAt: Date(), expiresAt: expiresAt, timeout: timeout)
     }
 
     /// A configuration with nothing of its own to add (no headers, no user agent).
@@ -79,6 +78,7 @@ struct OutboxPlainForm: RequestFormable {
     let url: String
     let method: HTTPMethod
     let headers: HTTPHeaders
+    let timeout: TimeInterval?
     var cachePolicy: CachePolicy { .reloadIgnoringCache }
     var coalescesRequests: Bool { false }
 }
@@ -88,6 +88,7 @@ struct OutboxDataForm: UploadDataFormable {
     let url: String
     let method: HTTPMethod
     let headers: HTTPHeaders
+    let timeout: TimeInterval?
     let data: Data
     var cachePolicy: CachePolicy { .reloadIgnoringCache }
 }
@@ -97,6 +98,7 @@ struct OutboxFileForm: UploadFileFormable {
     let url: String
     let method: HTTPMethod
     let headers: HTTPHeaders
+    let timeout: TimeInterval?
     let fileURL: URL
     var cachePolicy: CachePolicy { .reloadIgnoringCache }
 }

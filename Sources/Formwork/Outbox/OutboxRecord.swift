@@ -43,4 +43,7 @@ struct OutboxRecord: Codable, Sendable, Equatable {
     var enqueuedAt: Date
     /// When it stops being worth sending; `nil`: never.
     var expiresAt: Date?
+    /// The form's timeout (seconds without progress), if it set one (absent in entries written
+    /// before it was kept: they decode as `nil`).
+    var timeout: TimeInterval? = nil
 }

@@ -287,6 +287,42 @@ struct OutboxTests {
         await outbox.close()
     }
 
+    @Test("An expiry of .infinity means never, whatever the options' default")
+    func infiniteExpiry() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.remove() }
+        let network = try NetworkSwitch(offline: true)
+        let session = Session { $0.interceptors.adapters = [network.adapter] }
+        let outbox = try Outbox(directory: directory.url, session: session, options: Self.quick)
+        let url = try await DemoServer.url("/idempotency/apply?counter=x")
+        let forever = try await outbox.enqueue(ApplyForm(url: url, note: "forever"), expiresAfter: .infinity)
+        let usual = try await outbox.enqueue(ApplyForm(url: url, note: "usual"))
+        #expect(forever.expiresAt == nil)
+        #expect(usual.expiresAt != nil)
+        #expect(await outbox.pending().map(\.expiresAt) == [nil, usual.expiresAt])
+        await outbox.close()
+    }
+
+    @Test("warn shows a 2xx whose body holds a failure code, as .warn on a request does")
+    @MainActor
+    func warnsBusinessFailure() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.remove() }
+        let outbox = try Outbox(directory: directory.url, session: Session(), options: Self.quick)
+        let alert = Headless.Alert()
+        outbox.warn(ApplyError.self, with: alert)
+        let log = DeliveryLog(outbox)
+        let counter = "outbox-\(UUID().uuidString)"
+        let url = try await DemoServer.url("/idempotency/apply?counter=\(counter)")
+        // The first application answers count 1 (a success code); the second count 2 (not one).
+        try await outbox.enqueue(ApplyForm(url: url, note: "first"))
+        try await outbox.enqueue(ApplyForm(url: url, note: "second"))
+        await eventually("two deliveries") { log.all.count == 2 }
+        #expect(log.all.allSatisfy { (try? $0.result.get()) != nil })
+        await eventually("one warning") { alert.presentedMessages.count == 1 }
+        await outbox.close()
+    }
+
     @Test("A file body is the outbox's own copy: the app may delete its file after enqueue")
     func fileBodyIsCopied() async throws {
         let directory = OutboxDirectory()

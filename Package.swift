@@ -55,6 +55,10 @@ let package = Package(
         .executableTarget(name: "FuzzCacheEntry", dependencies: ["Formwork"], path: "Fuzz/FuzzCacheEntry"),
         // Fills a disk cache until the HTTP cache suite kills it (crash safety).
         .executableTarget(name: "CacheWriter", dependencies: ["Formwork"], path: "Tests/CacheWriter"),
+        // Enqueues and sends the outbox's 200 requests until the outbox crash suite kills it.
+        .executableTarget(
+            name: "OutboxChild", dependencies: ["Formwork"], path: "Tests/OutboxChild",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
         // Sends one request through Formwork and prints the outcome as JSON: the HTTPS suite runs it
         // in a child process that trusts the test CA (see Tests/FormworkTestSupport/TrustedChild.swift).
         .executableTarget(

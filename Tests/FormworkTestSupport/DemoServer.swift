@@ -78,14 +78,15 @@ actor DemoServerLauncher {
     // MARK: - Launching
 
     /// Starts `product` with `extraArguments` and waits for its `listeners` "listening on" lines.
-    private static func launch(
+    /// - Parameter port: The plain HTTP listener's port; 0 (the default) lets the system choose.
+    static func launch(
         _ product: DemoServerExecutable, extraArguments: [String], listeners: Int,
-        certificates: TestCertificates? = nil
+        certificates: TestCertificates? = nil, port: Int = 0
     ) async throws -> RunningServer {
         let executable = try await shared.sharedExecutable(product)
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--port", "0", "--exit-on-stdin-eof"] + extraArguments
+        process.arguments = ["--port", String(port), "--exit-on-stdin-eof"] + extraArguments
         let stdin = Pipe()
         let stdout = Pipe()
         process.standardInput = stdin
@@ -181,7 +182,7 @@ actor DemoServerLauncher {
 
 /// The launched server. Holding `stdin` (the write end of its standard input) keeps it alive:
 /// when this process ends, the pipe closes and the server exits.
-private struct RunningServer: Sendable {
+struct RunningServer: Sendable {
     /// One per listener, in the order the server printed them (the plain HTTP one first).
     let baseURLs: [String]
     let certificates: TestCertificates?

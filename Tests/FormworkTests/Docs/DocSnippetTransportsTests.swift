@@ -90,14 +90,9 @@ extension DocSnippetTransportsTests {
         let log: ExchangeLog
         let index: Int
 
-        func receiveResponse(_ response: URLResponse) -> Bool {
-            log.update(index) { $0.status = (response as? HTTPURLResponse)?.statusCode }
-            return wrapped.receiveResponse(response)
-        }
-
         func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
             log.update(index) { $0.status = head.statusCode }
-            return wrapped.receiveResponseHead(head)  // passed on as parts: no HTTPURLResponse made here
+            return wrapped.receiveResponseHead(head)  // passed on as it is: no HTTPURLResponse made here
         }
 
         func receiveBody(_ body: Data) {

@@ -16,7 +16,7 @@ import Foundation
 /// the rest of what Formwork does with a small response (corelibs capitalizes every field name and
 /// parses the content type as it makes it), and most requests that decode a value never read it.
 ///
-/// A transport that holds an `HTTPURLResponse` already (as `URLSessionTransport` does) wraps it
+/// A transport that holds an `HTTPURLResponse` already (as ``URLSessionTransport`` does) wraps it
 /// with ``init(_:)``: the head keeps it, reads the status and fields from it, and
 /// ``httpURLResponse()`` returns it as it is.
 public struct TransportResponseHead: Sendable {

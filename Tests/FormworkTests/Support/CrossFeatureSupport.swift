@@ -64,7 +64,7 @@ final class HoldingTransport: Transport {
     ///   - holds: Which requests (as the transport gets them, after every layer) are held.
     init(_ hold: Hold, holding holds: @escaping @Sendable (URLRequest) -> Bool = { _ in true }) {
         _ = TransportUnderTest.installed
-        self.base = Session.transportForTesting.withLock { $0 } ?? Session.builtInTransport()
+        self.base = Session.transportForTesting.withLock { $0 } ?? URLSessionTransport()
         self.hold = hold
         self.holds = holds
     }

@@ -9,9 +9,10 @@ import Foundation
 /// Formwork decides everything about a request (building, adapters, authentication, retries,
 /// redirects' credential rules, caching, coalescing, validation, decoding, hooks) and hands each
 /// attempt to its session's transport as one exchange: a ``TransportRequest`` out, a response
-/// head, body bytes and an end back through ``TransportEvents``. `URLSession` is the built-in
-/// transport and the default on every platform; set ``Session/Configuration/transport`` to use
-/// another one (for example one built on SwiftNIO for a Linux service, see the Transports article).
+/// head, body bytes and an end back through ``TransportEvents``. ``URLSessionTransport`` is the
+/// built-in transport and the default on every platform; set ``Session/Configuration/transport``
+/// to use another one (for example one built on SwiftNIO for a Linux service, see the Transports
+/// article).
 ///
 /// A transport:
 /// - makes a task for an exchange without starting it and without calling its events (Formwork

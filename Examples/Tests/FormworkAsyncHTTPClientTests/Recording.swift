@@ -87,9 +87,9 @@ final class RecordingEvents: TransportEvents {
         return work()
     }
 
-    func receiveResponse(_ response: URLResponse) -> Bool {
+    func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
         call {
-            record(.response(response as! HTTPURLResponse))
+            record(.response(head.httpURLResponse()!))
             return acceptsResponse
         }
     }

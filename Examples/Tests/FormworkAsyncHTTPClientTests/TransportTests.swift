@@ -101,7 +101,7 @@ struct TransportTests {
         #expect(events.response == nil)
     }
 
-    @Test("receiveResponse returning false stops the exchange: no body, one cancelled finish")
+    @Test("receiveResponseHead returning false stops the exchange: no body, one cancelled finish")
     func responseRefused() async throws {
         let request = try serverRequest("/files/\(64 << 20)")
         let events = try await exchange(

@@ -28,6 +28,39 @@ private final class Recorder: EventMonitor, @unchecked Sendable {  // state behi
     }
 }
 
+/// A bearer token of one of the demo server's `/auth` realms; a realm's first token is `<realm>-0`.
+private struct RealmToken: AuthenticationCredential {
+    let value: String
+    var requiresRefresh: Bool { false }  // expiry is learnt from the server's 401
+}
+
+/// Puts the token in `Authorization` and refreshes it with the demo server's `/auth/refresh`
+/// (a Formwork request of its own, outside the session it authenticates).
+private struct RealmAuthenticator: Authenticator {
+    let base: String
+    let realm: String
+    var failsRefresh = false
+
+    func apply(_ credential: RealmToken, to request: inout OutgoingRequest) {
+        request.setValue("Bearer \(credential.value)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(_ credential: RealmToken) async throws -> RealmToken {
+        struct Refreshed: Decodable, Sendable { let token: String }
+        struct RefreshForm: RequestFormable {
+            let url: String
+            var method: Formwork.HTTPMethod { .post }
+        }
+        let url = "\(base)/auth/refresh?realm=\(realm)" + (failsRefresh ? "&fail=1" : "")
+        return RealmToken(
+            value: try await Session.default.request(RefreshForm(url: url)).decode(Refreshed.self).token)
+    }
+
+    func isRequest(_ request: URLRequest, authenticatedWith credential: RealmToken) -> Bool {
+        request.value(forHTTPHeaderField: "Authorization") == "Bearer \(credential.value)"
+    }
+}
+
 /// The generated client (Generated/, from openapi.yaml) over `FormworkClientTransport`, against
 /// the demo server: what the operations return, and what the session under them adds (its cache,
 /// coalescing and retries).
@@ -143,6 +176,55 @@ struct ClientTransportTests {
         }
         let failure = try await client.getBurst(query: .init(key: newKey(), failures: 5)).serviceUnavailable
         #expect(try failure.body.json.attempt == 2)
+    }
+
+    /// A session whose `AuthenticationInterceptor` starts with an expired token of `realm`.
+    private func authenticatedSession(
+        realm: String, failsRefresh: Bool = false
+    ) async throws -> (Session, AuthenticationInterceptor<RealmAuthenticator>) {
+        let base = try await DemoServer.baseURL()
+        let auth = AuthenticationInterceptor(
+            authenticator: RealmAuthenticator(base: base, realm: realm, failsRefresh: failsRefresh),
+            credential: RealmToken(value: "\(realm)-expired"))
+        let session = Session {
+            $0.interceptors.adapters = [auth]
+            $0.interceptors.retriers = [auth]
+        }
+        return (session, auth)
+    }
+
+    @Test(
+        "An expired token: the session's authenticator refreshes it once on the 401, and the operation succeeds"
+    )
+    func authRefresh() async throws {
+        let realm = newKey()
+        let (session, auth) = try await authenticatedSession(realm: realm)
+        let client = try await client(session)
+        let reply = try await client.getProtected(query: .init(realm: realm)).ok.body.json
+        #expect(reply.realm == realm)
+        #expect(reply.token == "\(realm)-1")  // the refreshed token, replayed
+        #expect(await auth.refreshCount == 1)
+        var stats = try await client.getAuthStats(query: .init(realm: realm)).ok.body.json
+        #expect(stats.refreshes == 1)
+        #expect(stats.rejected == 1)  // the expired token, once
+        #expect(stats.accepted == 1)
+        // The next operation carries the new token from the start: no 401, no refresh.
+        #expect(try await client.getProtected(query: .init(realm: realm)).ok.body.json.token == "\(realm)-1")
+        #expect(await auth.refreshCount == 1)
+        stats = try await client.getAuthStats(query: .init(realm: realm)).ok.body.json
+        #expect(stats.refreshes == 1 && stats.rejected == 1 && stats.accepted == 2)
+    }
+
+    @Test("A refresh that fails leaves the 401, returned to the client as its documented response")
+    func authRefreshFails() async throws {
+        let realm = newKey()
+        let (session, auth) = try await authenticatedSession(realm: realm, failsRefresh: true)
+        let client = try await client(session)
+        let problem = try await client.getProtected(query: .init(realm: realm)).unauthorized.body.json
+        #expect(problem.code == "401")
+        #expect(await auth.refreshCount == 1)  // tried once
+        let stats = try await client.getAuthStats(query: .init(realm: realm)).ok.body.json
+        #expect(stats.refreshes == 0 && stats.rejected == 1 && stats.accepted == 0)
     }
 
     @Test("No server: the transport failure is thrown as a NetworkError inside the client's error")

@@ -13,34 +13,13 @@ final class CacheSettlingEvents: TransportEvents {
     /// What the exchange received.
     private struct Received {
         /// The response head, as the transport reported it.
-        var head: Head?
+        var head: TransportResponseHead?
         /// The body, when it is kept (to store it, or held back).
         var body = Data()
         /// Whether the head and body are held back until the end.
         var holdsBack = false
         /// Whether the body is kept: the response is held back, or may be stored.
         var keepsBody = false
-    }
-
-    /// A response head in either of the transport's shapes.
-    private enum Head {
-        case response(URLResponse)
-        case parts(TransportResponseHead)
-
-        var statusCode: Int? {
-            switch self {
-            case .response(let response): (response as? HTTPURLResponse)?.statusCode
-            case .parts(let parts): parts.statusCode
-            }
-        }
-
-        var headers: HTTPHeaders {
-            switch self {
-            case .response(let response):
-                (response as? HTTPURLResponse).map(HTTPHeaders.init(response:)) ?? [:]
-            case .parts(let parts): parts.joinedHeaders
-            }
-        }
     }
 
     private let target: any TransportEvents
@@ -58,16 +37,8 @@ final class CacheSettlingEvents: TransportEvents {
         mayStore = context.policy != nil && context.method == "GET"
     }
 
-    func receiveResponse(_ response: URLResponse) -> Bool {
-        receive(.response(response))
-    }
-
-    func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
-        receive(.parts(head))
-    }
-
     /// Records the head; passes it on unless the stored response may take its place.
-    private func receive(_ head: Head) -> Bool {
+    func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
         let keepsBody = mayStore && isStorable(head)
         let holdsBack = received.withLock { received -> Bool in
             received.head = head
@@ -76,26 +47,23 @@ final class CacheSettlingEvents: TransportEvents {
             return received.holdsBack
         }
         if holdsBack { return true }
-        switch head {
-        case .response(let response): return target.receiveResponse(response)
-        case .parts(let parts): return target.receiveResponseHead(parts)
-        }
+        return target.receiveResponseHead(head)
     }
 
     /// Whether a response with `statusCode` may be replaced by the stored response at the end:
     /// a `304` or a `5xx` to a `GET` that revalidates one.
-    private func mayBeReplaced(statusCode: Int?) -> Bool {
-        guard context.stored != nil, context.method == "GET", let statusCode else { return false }
+    private func mayBeReplaced(statusCode: Int) -> Bool {
+        guard context.stored != nil, context.method == "GET" else { return false }
         return statusCode == 304 || statusCode >= 500
     }
 
     /// Whether the cache could store this response (a body that cannot be stored is not kept).
-    private func isStorable(_ head: Head) -> Bool {
-        guard let status = head.statusCode else { return false }
+    private func isStorable(_ head: TransportResponseHead) -> Bool {
+        let status = head.statusCode
         return CacheStorability.canStore(
             method: context.method, requestHeaders: context.requestHeaders,
             hasCredentials: context.key.credential != nil, statusCode: status == 206 ? 200 : status,
-            responseHeaders: head.headers)
+            responseHeaders: head.joinedHeaders)
     }
 
     func receiveBody(_ body: Data) {
@@ -129,7 +97,7 @@ final class CacheSettlingEvents: TransportEvents {
             method: context.method, url: context.url, requestHeaders: context.requestHeaders,
             hasCredentials: context.key.credential != nil, stored: context.stored,
             requestTime: context.requestTime, statusCode: status,
-            responseHeaders: received.head?.headers ?? [:], body: received.body,
+            responseHeaders: received.head?.joinedHeaders ?? [:], body: received.body,
             transportFailed: status == nil)
         let now = Date()
         switch CacheDecision.settle(exchange, now: now) {
@@ -150,13 +118,10 @@ final class CacheSettlingEvents: TransportEvents {
                 return
             }
         }
-        if received.holdsBack, let head = received.head {
-            let proceeds: Bool
-            switch head {
-            case .response(let response): proceeds = target.receiveResponse(response)
-            case .parts(let parts): proceeds = target.receiveResponseHead(parts)
-            }
-            if proceeds, !received.body.isEmpty { target.receiveBody(received.body) }
+        if received.holdsBack, let head = received.head, target.receiveResponseHead(head),
+            !received.body.isEmpty
+        {
+            target.receiveBody(received.body)
         }
         target.finish(error)
     }

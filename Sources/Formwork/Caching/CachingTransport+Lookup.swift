@@ -145,16 +145,15 @@ extension CachingTransport {
         let requestHeaders = HTTPHeaders(unconditional.allHTTPHeaderFields ?? [:])
         let requestTime = Date()
         let cache = self.cache
-        let events = RevalidationEvents(rules: rules) { data, response, error in
+        let events = RevalidationEvents(rules: rules) { data, head, error in
             // Released after the answer is stored: a claim that follows reads that answer.
             defer { cache.endRevalidation(key) }
-            let http = response as? HTTPURLResponse
-            let failed = error != nil || http == nil
+            let failed = error != nil || head == nil
             let exchange = CacheDecision.Exchange(
                 method: "GET", url: entry.url, requestHeaders: requestHeaders,
                 hasCredentials: key.credential != nil,
-                stored: entry, requestTime: requestTime, statusCode: failed ? nil : http?.statusCode,
-                responseHeaders: http.map(HTTPHeaders.init(response:)) ?? [:], body: data,
+                stored: entry, requestTime: requestTime, statusCode: failed ? nil : head?.statusCode,
+                responseHeaders: head?.joinedHeaders ?? [:], body: data,
                 transportFailed: failed)
             switch CacheDecision.settle(exchange, now: Date()) {
             case .store(let fresh), .revalidated(let fresh): cache.store(fresh, for: key)

@@ -8,22 +8,23 @@ import Foundation
 /// request: the response and body are collected and handed over at the end, with the session's
 /// redirect and credential rules applied as for any request.
 final class RevalidationEvents: TransportEvents {
-    private let collected = Protected((response: URLResponse?.none, body: Data()))
+    private let collected = Protected((head: TransportResponseHead?.none, body: Data()))
     private let rules: CachingTransport.ExchangeRules
-    private let completion: @Sendable (_ body: Data, _ response: URLResponse?, _ error: (any Error)?) -> Void
+    private let completion:
+        @Sendable (_ body: Data, _ head: TransportResponseHead?, _ error: (any Error)?) -> Void
 
     /// Creates events that call `completion` once, when the exchange ends.
     init(
         rules: CachingTransport.ExchangeRules,
         completion:
-            @escaping @Sendable (_ body: Data, _ response: URLResponse?, _ error: (any Error)?) -> Void
+            @escaping @Sendable (_ body: Data, _ head: TransportResponseHead?, _ error: (any Error)?) -> Void
     ) {
         self.rules = rules
         self.completion = completion
     }
 
-    func receiveResponse(_ response: URLResponse) -> Bool {
-        collected.withLock { $0.response = response }
+    func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
+        collected.withLock { $0.head = head }
         return true
     }
 
@@ -42,7 +43,7 @@ final class RevalidationEvents: TransportEvents {
     }
 
     func finish(_ error: (any Error)?) {
-        let (response, body) = collected.withLock { ($0.response, $0.body) }
-        completion(body, response, error)
+        let (head, body) = collected.withLock { ($0.head, $0.body) }
+        completion(body, head, error)
     }
 }

@@ -17,14 +17,6 @@ final class FlightEvents: TransportEvents {
 
     private var targets: [Flight.Subscriber] { flight()?.deliveryTargets() ?? [] }
 
-    func receiveResponse(_ response: URLResponse) -> Bool {
-        var wanted = false
-        for target in targets where target.events.receiveResponse(response) {
-            wanted = true
-        }
-        return wanted
-    }
-
     func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
         var wanted = false
         for target in targets where target.events.receiveResponseHead(head) {

@@ -15,10 +15,6 @@ final class AttemptEvents: TransportEvents {
         self.attempt = attempt
     }
 
-    func receiveResponse(_ response: URLResponse) -> Bool {
-        core.taskDidReceive(response: response, attempt: attempt)
-    }
-
     func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
         let delivery = head.cacheDelivery ?? .network
         let head = ResponseHead(head)
@@ -51,17 +47,10 @@ final class AttemptEvents: TransportEvents {
 // The transport's events of each attempt (see `AttemptEvents`). A transport reports one attempt
 // at a time, in order; stale attempts are ignored.
 extension RequestCore {
-    func taskDidReceive(response: URLResponse, attempt: Int) -> Bool {
-        let head = (response as? HTTPURLResponse).map(ResponseHead.init)
-        return taskDidReceive(
-            head: head, expectedContentLength: response.expectedContentLength, attempt: attempt)
-    }
-
-    /// The response head arrived: `head` is nil for a response that is not HTTP.
-    /// `expectedContentLength` is read only for a download's progress; `delivery` says where the
-    /// response came from (the network, or the cache layer).
+    /// The response head arrived. `expectedContentLength` is read only for a download's progress;
+    /// `delivery` says where the response came from (the network, or the cache layer).
     func taskDidReceive(
-        head: ResponseHead?, expectedContentLength: @autoclosure () -> Int64,
+        head: ResponseHead, expectedContentLength: @autoclosure () -> Int64,
         delivery: CacheDelivery = .network, attempt: Int
     ) -> Bool {
         let current = state.withLock { state -> Bool in
@@ -73,7 +62,7 @@ extension RequestCore {
             return true
         }
         guard current else { return false }
-        guard let sink, let http = head?.httpURLResponse else {
+        guard let sink, let http = head.httpURLResponse else {
             if progressDirection == .download {
                 let length = expectedContentLength()
                 let total = length >= 0 ? length : nil

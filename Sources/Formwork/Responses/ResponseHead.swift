@@ -27,10 +27,15 @@ final class ResponseHead: Sendable {
         source = .response(response)
     }
 
-    /// A head whose `HTTPURLResponse` is made when first asked for.
+    /// The head a transport reported: the `HTTPURLResponse` it was made from, if any, or parts
+    /// whose `HTTPURLResponse` is made when first asked for.
     init(_ parts: TransportResponseHead) {
         statusCode = parts.statusCode
-        source = .parts(parts, made: Protected(nil))
+        if let response = parts.response {
+            source = .response(response)
+        } else {
+            source = .parts(parts, made: Protected(nil))
+        }
     }
 
     /// The `HTTPURLResponse` (made now if this head has none yet).

@@ -44,7 +44,10 @@ extension Session {
 
         // Transport --------------------------------------------------------------------------
         /// What carries the session's requests over the network (see ``Transport``). Defaults to
-        /// `nil`: the built-in `URLSession` transport, on every platform.
+        /// `nil`: a ``URLSessionTransport`` the session makes for itself (with
+        /// `URLSessionConfiguration.default`) and invalidates with itself, on every platform. Set a
+        /// ``URLSessionTransport`` of your own for another `URLSessionConfiguration`; a transport
+        /// you set belongs to you (the session only lets go of it when it ends).
         public var transport: (any Transport)?
 
         /// The default configuration.

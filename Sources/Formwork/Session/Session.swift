@@ -20,41 +20,42 @@ public final class Session: Sendable {
     public let configuration: Configuration
     /// What the request engine reads of ``configuration`` (see ``RequestHost``).
     let settings: EngineSettings
-    /// What carries the requests: ``Configuration/transport``, or the built-in URLSession one.
-    /// Chosen when the first request needs it (see `transportChoice`).
+    /// What carries the requests: ``Configuration/transport``, or a ``URLSessionTransport`` of the
+    /// session's own. Chosen when the first request needs it (see `transportChoice`).
     var transport: any Transport {
         transportChoice.withLock { choice in
             if let chosen = choice.transport { return chosen }
             if choice.isReleased { return InvalidatedTransport() }
-            let chosen =
-                configuration.transport ?? Self.transportForTesting.withLock { $0 }
-                ?? URLSessionTransport(configuration: choice.urlSessionConfiguration)
-            choice.transport = chosen
-            return chosen
+            if let given = configuration.transport ?? Self.transportForTesting.withLock({ $0 }) {
+                choice.transport = given
+                return given
+            }
+            let own = URLSessionTransport(configuration: choice.urlSessionConfiguration)
+            choice.transport = own
+            choice.ownsTransport = true
+            return own
         }
-    }
-    /// Makes the built-in transport, on a `URLSession` of its own: what a session whose
-    /// ``Configuration/transport`` is `nil` carries its requests on. Use it where a transport of
-    /// yours wraps the default one (a decorator that logs or counts exchanges, see the
-    /// Transports article); as with ``init(configuration:urlSessionConfiguration:)``, the
-    /// `URLSession` gets a copy of `urlSessionConfiguration` with no `URLCache`.
-    /// - Parameter urlSessionConfiguration: The configuration of the underlying `URLSession`
-    ///   (copied; the copy's `urlCache` set to `nil`).
-    /// - Returns: A new built-in transport.
-    public static func builtInTransport(
-        urlSessionConfiguration: URLSessionConfiguration = .default
-    ) -> any Transport {
-        URLSessionTransport(configuration: urlSessionConfiguration)
     }
 
     /// The built-in URLSession transport, when the session uses it.
     var urlSessionTransport: URLSessionTransport? { transport as? URLSessionTransport }
-    /// The transport once chosen, what the built-in one is made with, and whether it was let go
-    /// (after an invalidation: it is never made again).
-    private let transportChoice:
-        Protected<
-            (transport: (any Transport)?, urlSessionConfiguration: URLSessionConfiguration, isReleased: Bool)
-        >
+
+    /// How a session comes by its transport.
+    struct TransportChoice {
+        /// The transport once chosen.
+        var transport: (any Transport)?
+        /// The configuration of the ``URLSessionTransport`` the session makes for itself when its
+        /// configuration names no transport.
+        var urlSessionConfiguration: URLSessionConfiguration
+        /// Whether the transport is the session's own (it made it): released, its `URLSession` is
+        /// invalidated at once. A transport the app gave belongs to the app, which may share it.
+        var ownsTransport = false
+        /// Whether the transport was let go (after an invalidation: it is never made again).
+        var isReleased = false
+    }
+
+    /// The transport once chosen, and how (see ``TransportChoice``).
+    private let transportChoice: Protected<TransportChoice>
     /// The requests the session runs, and whether it was invalidated (see `Session+Lifetime.swift`).
     let lifetime = Protected(Lifetime())
     /// The transport of sessions whose configuration names none, for Formwork's behaviour suite
@@ -82,38 +83,43 @@ public final class Session: Sendable {
 
     /// Creates a session.
     ///
-    /// With the built-in transport (no ``Configuration/transport``), the underlying `URLSession` gets a copy of `urlSessionConfiguration` with **no `URLCache`**
-    /// (`urlCache = nil`), on every platform; the object you pass is not changed. On Linux,
-    /// cancelling a request while corelibs URLSession looks it up in the cache can crash the whole
-    /// process (`TaskRegistry.swift:118: Trying to access a behaviour for a task that in not in the
-    /// registry`); without a cache that window does not exist. What an app gives up: on Apple
-    /// platforms, `URLCache`'s storing and revalidation of cacheable responses (corelibs never
-    /// stores a response anyway). Formwork's own ``HTTPCache`` (``Configuration/cache``) takes its place.
-    /// - Parameters:
-    ///   - configuration: Defaults for every request.
-    ///   - urlSessionConfiguration: The configuration of the underlying `URLSession` (copied,
-    ///     and the copy's `urlCache` set to `nil`); unused with another transport.
-    public init(
-        configuration: Configuration = Configuration(),
-        urlSessionConfiguration: URLSessionConfiguration = .default
-    ) {
+    /// Its requests go over ``Configuration/transport``; when that is `nil` (the default), over a
+    /// ``URLSessionTransport`` the session makes for itself with `URLSessionConfiguration.default`,
+    /// which it invalidates when it is invalidated or dropped. For a `URLSessionConfiguration` of
+    /// your own, set ``Configuration/transport`` to a ``URLSessionTransport`` made with it.
+    /// - Parameter configuration: Defaults for every request, and the transport.
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, ownURLSessionConfiguration: .default)
+    }
+
+    /// Creates a session that makes a ``URLSessionTransport`` for itself with
+    /// `ownURLSessionConfiguration` when `configuration` names no transport.
+    init(configuration: Configuration, ownURLSessionConfiguration: URLSessionConfiguration) {
         self.configuration = configuration
         self.settings = EngineSettings(configuration)
         self.transportChoice = Protected(
-            (nil, URLSessionTransport.safeCopy(of: urlSessionConfiguration), false))
+            TransportChoice(
+                urlSessionConfiguration: URLSessionTransport.safeCopy(of: ownURLSessionConfiguration)))
+    }
+
+    /// Takes the transport `configuration` names as the session's own: released, it is
+    /// invalidated at once (for a transport Formwork made for this session alone, e.g. stubs').
+    func ownsGivenTransport() {
+        transportChoice.withLock { $0.ownsTransport = true }
     }
 
     /// Lets go of the transport for good, once an invalidated session runs nothing any more: the
-    /// built-in one invalidates its `URLSession` (cancelling what is left, such as a background
-    /// cache revalidation, when `cancelling`). Another transport is only released: it belongs to
-    /// the app, which may share it.
+    /// session's own ``URLSessionTransport`` invalidates its `URLSession` (cancelling what is left,
+    /// such as a background cache revalidation, when `cancelling`). A transport the app gave is
+    /// only released: it belongs to the app, which may share it (a ``URLSessionTransport`` is
+    /// invalidated once nothing refers to it).
     func releaseTransport(cancelling: Bool) {
         let released = transportChoice.withLock { choice -> (any Transport)? in
             defer {
                 choice.transport = nil
                 choice.isReleased = true
             }
-            return choice.transport
+            return choice.ownsTransport ? choice.transport : nil
         }
         guard let builtIn = released as? URLSessionTransport else { return }
         DeliveryQueue.countingWaitForNetwork {

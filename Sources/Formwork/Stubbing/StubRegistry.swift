@@ -135,5 +135,6 @@ extension Session {
                 return request
             })
         self.init(configuration: configuration)
+        ownsGivenTransport()  // made here for this session alone: invalidated with it
     }
 }

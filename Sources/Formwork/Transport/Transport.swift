@@ -9,17 +9,17 @@ import Foundation
 /// Formwork decides everything about a request (building, adapters, authentication, retries,
 /// redirects' credential rules, caching, coalescing, validation, decoding, hooks) and hands each
 /// attempt to its session's transport as one exchange: a ``TransportRequest`` out, a response
-/// head, body bytes and an end back through ``TransportEvents``. `URLSession` is the built-in
-/// transport and the default on every platform; set ``Session/Configuration/transport`` to use
-/// another one (for example one built on SwiftNIO for a Linux service, see the Transports article).
+/// head, body bytes and an end back through ``TransportEvents``. ``URLSessionTransport`` is the
+/// built-in transport and the default on every platform; set ``Session/Configuration/transport``
+/// to use another one (for example one built on SwiftNIO for a Linux service, see the Transports
+/// article).
 ///
 /// A transport:
 /// - makes a task for an exchange without starting it and without calling its events (Formwork
 ///   may hold a lock while it calls ``makeTask(for:events:)``: the call must be quick);
 /// - once the task is resumed, reports the exchange through its events, in order, one call at a
-///   time: at most one response head per response (``TransportEvents/receiveResponse(_:)`` or
-///   ``TransportEvents/receiveResponseHead(_:)``), body bytes,
-///   and exactly one ``TransportEvents/finish(_:)``;
+///   time: at most one response head per response (``TransportEvents/receiveResponseHead(_:)``),
+///   body bytes, and exactly one ``TransportEvents/finish(_:)``;
 /// - asks its events before it follows a redirect and before it answers an authentication
 ///   challenge, so the same rules hold whatever carries the request;
 /// - applies back-pressure: it reads no more of a body while a

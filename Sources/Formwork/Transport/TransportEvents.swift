@@ -10,16 +10,14 @@ import Foundation
 /// the exchange happens, and stops after ``finish(_:)``. They are cheap, except
 /// ``receiveBody(_:)`` when ``TransportRequest/bodyMayBlock`` is set.
 public protocol TransportEvents: Sendable {
-    /// The response head arrived (after any redirects the transport followed).
-    /// - Parameter response: The response (an `HTTPURLResponse` for HTTP).
-    /// - Returns: `true` to receive the body; `false` when Formwork wants no more of the
-    ///   exchange: stop it as ``TransportTask/cancel()`` would.
-    func receiveResponse(_ response: URLResponse) -> Bool
-
-    /// The response head arrived (after any redirects the transport followed), as its parts: the
-    /// way to report it for a transport that does not already hold an `HTTPURLResponse`. Formwork
-    /// makes one only if something asks for it (see ``TransportResponseHead``). Report each head
-    /// once, through this method or ``receiveResponse(_:)``.
+    /// The response head arrived (after any redirects the transport followed). A transport that
+    /// holds an `HTTPURLResponse` reports ``TransportResponseHead/init(_:)`` of it; one that reads
+    /// the head off the wire reports its parts, and Formwork makes an `HTTPURLResponse` only if
+    /// something asks for one (see ``TransportResponseHead``).
+    ///
+    /// A response that is not HTTP has no head: report none, and end the exchange with
+    /// ``finish(_:)`` as usual; the request then fails with a ``NetworkError/Kind/transport``
+    /// error, `badServerResponse`, saying the response was not an HTTP response.
     /// - Parameter head: The response head.
     /// - Returns: `true` to receive the body; `false` when Formwork wants no more of the
     ///   exchange: stop it as ``TransportTask/cancel()`` would.
@@ -61,14 +59,17 @@ public protocol TransportEvents: Sendable {
 }
 
 extension TransportEvents {
-    /// Reports the head as the `HTTPURLResponse` it makes, through ``receiveResponse(_:)``
-    /// (Formwork's own events read the head without making one).
-    /// - Parameter head: The response head.
-    /// - Returns: What ``receiveResponse(_:)`` returns.
-    public func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
-        let response =
-            head.httpURLResponse()
-            ?? URLResponse(url: head.url, mimeType: nil, expectedContentLength: -1, textEncodingName: nil)
-        return receiveResponse(response)
+    /// Reports a response as its head, through ``receiveResponseHead(_:)``. A response that is not
+    /// HTTP is not reported (see ``receiveResponseHead(_:)``): the call returns `true`.
+    /// - Parameter response: The response.
+    /// - Returns: What ``receiveResponseHead(_:)`` returns.
+    @available(
+        *, deprecated,
+        message:
+            "Report TransportResponseHead(response) with receiveResponseHead(_:); an events type implements receiveResponseHead(_:) only"
+    )
+    public func receiveResponse(_ response: URLResponse) -> Bool {
+        guard let response = response as? HTTPURLResponse else { return true }
+        return receiveResponseHead(TransportResponseHead(response))
     }
 }

@@ -1,4 +1,4 @@
-// Public API only (no @testable): the decorator wraps `Session.builtInTransport()`.
+// Public API only (no @testable): the decorator wraps `URLSessionTransport()`.
 import Formwork
 import FormworkTestSupport
 import Foundation
@@ -90,14 +90,9 @@ extension DocSnippetTransportsTests {
         let log: ExchangeLog
         let index: Int
 
-        func receiveResponse(_ response: URLResponse) -> Bool {
-            log.update(index) { $0.status = (response as? HTTPURLResponse)?.statusCode }
-            return wrapped.receiveResponse(response)
-        }
-
         func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
             log.update(index) { $0.status = head.statusCode }
-            return wrapped.receiveResponseHead(head)  // passed on as parts: no HTTPURLResponse made here
+            return wrapped.receiveResponseHead(head)  // passed on as it is: no HTTPURLResponse made here
         }
 
         func receiveBody(_ body: Data) {
@@ -147,7 +142,7 @@ struct DocSnippetTransportsTests {
         let log = ExchangeLog { lines.append($0) }
         // The article wraps a transport it makes (`AsyncHTTPClientTransport()`); here the inner
         // transport is the built-in one a session uses by default.
-        let builtIn = Session.builtInTransport()
+        let builtIn = URLSessionTransport()
         let api = Session { $0.transport = LoggingTransport(wrapped: builtIn, log: log) }
         let caller = Caller()
 
@@ -188,11 +183,27 @@ struct DocSnippetTransportsTests {
         #expect(lines.all[1].contains("→ 503"))
     }
 
+    @Test("A session on a URLSession configuration of its own (the article's code) runs on it")
+    func ownURLSessionConfiguration() async throws {
+        // Transports.md, "The built-in transport, on a URLSession configuration of yours":
+        let urlSessionConfiguration = URLSessionConfiguration.default
+        urlSessionConfiguration.httpShouldSetCookies = false
+        urlSessionConfiguration.httpMaximumConnectionsPerHost = 4
+        let api = Session { configuration in
+            configuration.transport = URLSessionTransport(configuration: urlSessionConfiguration)
+        }
+        // (end of the article's code)
+        let url = try await DemoServer.url("/echo/own-configuration")
+        let data = try await Caller().request(PlainForm(url: url), session: api).data()
+        #expect(try JSONDecoder().decode(Echo.self, from: data).path == "/echo/own-configuration")
+        #expect(api.configuration.transport is URLSessionTransport)
+    }
+
     @Test("A failed exchange reaches the log with its error, and the request fails as usual")
     func loggingTransportFailure() async throws {
         let log = ExchangeLog { _ in }
         let api = Session {
-            $0.transport = LoggingTransport(wrapped: Session.builtInTransport(), log: log)
+            $0.transport = LoggingTransport(wrapped: URLSessionTransport(), log: log)
         }
         let reset = try await DemoServer.url("/fault/reset")
         await #expect(throws: NetworkError.self) {

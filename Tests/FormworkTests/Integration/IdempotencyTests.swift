@@ -111,7 +111,9 @@ struct IdempotencyTests {
     ) async throws -> NetworkError? {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 1
-        let session = Session(urlSessionConfiguration: configuration)
+        // The session's own URLSession transport with it (the transport under test, if another).
+        let session = Session(
+            configuration: Session.Configuration(), ownURLSessionConfiguration: configuration)
         let warmUp = TestForm(url: try await DemoServer.url("/idempotency/count?counter=warm-up"))
         _ = try await client.request(warmUp, session: session).data()
         let request = client.request(form, session: session).retry(retry ?? quickRetry)

@@ -64,7 +64,7 @@ final class HoldingTransport: Transport {
     ///   - holds: Which requests (as the transport gets them, after every layer) are held.
     init(_ hold: Hold, holding holds: @escaping @Sendable (URLRequest) -> Bool = { _ in true }) {
         _ = TransportUnderTest.installed
-        self.base = Session.transportForTesting.withLock { $0 } ?? Session.builtInTransport()
+        self.base = Session.transportForTesting.withLock { $0 } ?? URLSessionTransport()
         self.hold = hold
         self.holds = holds
     }
@@ -104,7 +104,6 @@ final class HoldingTransport: Transport {
 /// One held exchange of a ``HoldingTransport``: Formwork's task, and the real task's events.
 private final class HeldExchange: TransportTask, TransportEvents {
     private enum Event {
-        case response(URLResponse)
         case head(TransportResponseHead)
         case body(Data)
         case finish((any Error)?)
@@ -183,7 +182,6 @@ private final class HeldExchange: TransportTask, TransportEvents {
     @discardableResult
     private func deliver(_ event: Event) -> Bool {
         switch event {
-        case .response(let response): return events.receiveResponse(response)
         case .head(let head): return events.receiveResponseHead(head)
         case .body(let data): events.receiveBody(data)
         case .finish(let error): events.finish(error)
@@ -204,7 +202,6 @@ private final class HeldExchange: TransportTask, TransportEvents {
 
     // MARK: The real task's events
 
-    func receiveResponse(_ response: URLResponse) -> Bool { pass(.response(response)) }
     func receiveResponseHead(_ head: TransportResponseHead) -> Bool { pass(.head(head)) }
     func receiveBody(_ body: Data) { _ = pass(.body(body)) }
     func sent(totalBytes: Int64, expectedBytes: Int64?) {

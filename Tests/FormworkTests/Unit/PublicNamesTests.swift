@@ -42,7 +42,7 @@ struct PublicNamesTests {
         "StubRegistry", "StubResponse",
         "TransferProgress", "Transport", "TransportEvents", "TransportRequest", "TransportResponseHead",
         "TransportTask",
-        "TypedFormable", "URLQueryEncoder",
+        "TypedFormable", "URLQueryEncoder", "URLSessionTransport",
         "UploadDataFormable", "UploadFileFormable", "UploadFormable", "UploadMultipartFormable",
         "UploadRequest", "UploadStreamFormable", "Warnable",
     ]

@@ -70,4 +70,71 @@ struct ResponseHeadTests {
         #expect(head.expectedContentLength == 7)
         #expect(head.value(forHTTPHeaderField: "content-length") == "7")
     }
+
+    @Test("A transport's HTTPURLResponse is kept in its head: handed back as it is, read in place")
+    func keptResponse() throws {
+        let response = try #require(
+            HTTPURLResponse(
+                url: url, statusCode: 201, httpVersion: "HTTP/1.1",
+                headerFields: ["Content-Length": "7", "ETag": "\"v2\""]))
+        let head = TransportResponseHead(response)
+        #expect(head.httpURLResponse() === response)
+        #expect(head.url == url)
+        #expect(head.statusCode == 201)
+        #expect(head.value(forHTTPHeaderField: "etag") == "\"v2\"")
+        #expect(head.joinedHeaders["content-length"] == "7")
+        #expect(Set(head.headerFields.map { $0.name.lowercased() }) == ["content-length", "etag"])
+        let engine = ResponseHead(head)
+        #expect(engine.httpURLResponse === response)  // the engine takes it as it is, no parts
+        #expect(engine.expectedContentLength == 7)
+    }
+
+    @Test("Changing a kept response's head lets go of the response: the change is what is made")
+    func changedKeptResponse() throws {
+        let response = try #require(
+            HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["ETag": "a"]))
+        var head = TransportResponseHead(response)
+        head.statusCode = 203
+        let made = try #require(head.httpURLResponse())
+        #expect(made !== response)
+        #expect(made.statusCode == 203)
+        #expect(made.value(forHTTPHeaderField: "ETag") == "a")  // the fields were kept
+        var fields = TransportResponseHead(response)
+        fields.headerFields.append(HTTPHeader(name: "X-Added", value: "1"))
+        #expect(fields.httpURLResponse() !== response)
+        #expect(fields.value(forHTTPHeaderField: "etag") == "a")
+        #expect(fields.value(forHTTPHeaderField: "x-added") == "1")
+    }
+
+    @Test("The deprecated receiveResponse(_:) reports an HTTPURLResponse as its head, nothing else")
+    @available(*, deprecated, message: "tests the deprecated receiveResponse(_:) while it stays")
+    func deprecatedReceiveResponse() throws {
+        let response = try #require(
+            HTTPURLResponse(url: url, statusCode: 204, httpVersion: "HTTP/1.1", headerFields: [:]))
+        let events = HeadRecorder(accepts: false)
+        #expect(events.receiveResponse(response) == false)  // what receiveResponseHead returned
+        #expect(events.heads.count == 1)
+        #expect(events.heads.first?.httpURLResponse() === response)
+        let plain = URLResponse(url: url, mimeType: nil, expectedContentLength: 0, textEncodingName: nil)
+        #expect(events.receiveResponse(plain) == true)  // not HTTP: no head, the body may come
+        #expect(events.heads.count == 1)
+    }
+}
+
+/// Records the heads reported to it.
+private final class HeadRecorder: TransportEvents, @unchecked Sendable {  // only used on one thread
+    let accepts: Bool
+    var heads: [TransportResponseHead] = []
+
+    init(accepts: Bool) { self.accepts = accepts }
+
+    func receiveResponseHead(_ head: TransportResponseHead) -> Bool {
+        heads.append(head)
+        return accepts
+    }
+    func receiveBody(_ body: Data) {}
+    func sent(totalBytes: Int64, expectedBytes: Int64?) {}
+    func redirect(_ response: HTTPURLResponse, to request: URLRequest) -> URLRequest? { request }
+    func credential(isProxy: Bool, previousFailures: Int) -> PasswordCredential? { nil }
+    func finish(_ error: (any Error)?) {}
 }

@@ -285,5 +285,80 @@ extension Components {
                 case attempt
             }
         }
+        /// - Remark: Generated from `#/components/schemas/ProtectedReply`.
+        internal struct ProtectedReply: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ProtectedReply/realm`.
+            internal var realm: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ProtectedReply/token`.
+            internal var token: Swift.String
+            /// Creates a new `ProtectedReply`.
+            ///
+            /// - Parameters:
+            ///   - realm:
+            ///   - token:
+            internal init(
+                realm: Swift.String,
+                token: Swift.String
+            ) {
+                self.realm = realm
+                self.token = token
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case realm
+                case token
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AuthProblem`.
+        internal struct AuthProblem: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AuthProblem/code`.
+            internal var code: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AuthProblem/message`.
+            internal var message: Swift.String
+            /// Creates a new `AuthProblem`.
+            ///
+            /// - Parameters:
+            ///   - code:
+            ///   - message:
+            internal init(
+                code: Swift.String,
+                message: Swift.String
+            ) {
+                self.code = code
+                self.message = message
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case code
+                case message
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AuthStats`.
+        internal struct AuthStats: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AuthStats/refreshes`.
+            internal var refreshes: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AuthStats/rejected`.
+            internal var rejected: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AuthStats/accepted`.
+            internal var accepted: Swift.Int
+            /// Creates a new `AuthStats`.
+            ///
+            /// - Parameters:
+            ///   - refreshes:
+            ///   - rejected:
+            ///   - accepted:
+            internal init(
+                refreshes: Swift.Int,
+                rejected: Swift.Int,
+                accepted: Swift.Int
+            ) {
+                self.refreshes = refreshes
+                self.rejected = rejected
+                self.accepted = accepted
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case refreshes
+                case rejected
+                case accepted
+            }
+        }
     }
 }

@@ -51,6 +51,16 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /fault/burst`.
     /// - Remark: Generated from `#/paths//fault/burst/get(getBurst)`.
     func getBurst(_ input: Operations.GetBurst.Input) async throws -> Operations.GetBurst.Output
+    /// The realm and token when `Authorization: Bearer <realm>-<generation>` names the realm's current token, else 401.
+    ///
+    /// - Remark: HTTP `GET /auth/protected`.
+    /// - Remark: Generated from `#/paths//auth/protected/get(getProtected)`.
+    func getProtected(_ input: Operations.GetProtected.Input) async throws -> Operations.GetProtected.Output
+    /// How often the realm's token was refreshed, rejected and accepted.
+    ///
+    /// - Remark: HTTP `GET /auth/stats`.
+    /// - Remark: Generated from `#/paths//auth/stats/get(getAuthStats)`.
+    func getAuthStats(_ input: Operations.GetAuthStats.Input) async throws -> Operations.GetAuthStats.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -168,6 +178,32 @@ extension APIProtocol {
         headers: Operations.GetBurst.Input.Headers = .init()
     ) async throws -> Operations.GetBurst.Output {
         try await getBurst(Operations.GetBurst.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The realm and token when `Authorization: Bearer <realm>-<generation>` names the realm's current token, else 401.
+    ///
+    /// - Remark: HTTP `GET /auth/protected`.
+    /// - Remark: Generated from `#/paths//auth/protected/get(getProtected)`.
+    internal func getProtected(
+        query: Operations.GetProtected.Input.Query,
+        headers: Operations.GetProtected.Input.Headers = .init()
+    ) async throws -> Operations.GetProtected.Output {
+        try await getProtected(Operations.GetProtected.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// How often the realm's token was refreshed, rejected and accepted.
+    ///
+    /// - Remark: HTTP `GET /auth/stats`.
+    /// - Remark: Generated from `#/paths//auth/stats/get(getAuthStats)`.
+    internal func getAuthStats(
+        query: Operations.GetAuthStats.Input.Query,
+        headers: Operations.GetAuthStats.Input.Headers = .init()
+    ) async throws -> Operations.GetAuthStats.Output {
+        try await getAuthStats(Operations.GetAuthStats.Input(
             query: query,
             headers: headers
         ))

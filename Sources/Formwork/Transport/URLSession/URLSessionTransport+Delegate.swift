@@ -44,9 +44,12 @@ final class URLSessionTaskLink: Sendable {
         set { state.withLock { $0.taskID = newValue } }
     }
 
+    /// Reports the task's response head: the `HTTPURLResponse` itself, kept in the head (nothing
+    /// is copied). A response that is not HTTP has no head: none is reported, and the body comes.
     func receiveResponse(_ response: URLResponse) -> Bool {
         state.withLock { $0.hasResponse = true }
-        return events.receiveResponse(response)
+        guard let response = response as? HTTPURLResponse else { return true }
+        return events.receiveResponseHead(TransportResponseHead(response))
     }
 
     /// Runs `answer` (a call of a URLSession completion handler) unless the task was cancelled,
@@ -93,7 +96,7 @@ final class URLSessionTaskLink: Sendable {
         if let failure {
             events.finish(failure)
         } else if let declined {
-            if !hasResponse { _ = events.receiveResponse(declined) }
+            if !hasResponse { _ = events.receiveResponseHead(TransportResponseHead(declined)) }
             events.finish(nil)
         } else {
             if error == nil, !hasResponse, let taskResponse = taskResponse() as? HTTPURLResponse {

@@ -4,15 +4,42 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The built-in ``Transport``: one `URLSession` per Formwork ``Session``, whose delegate (see
-/// `URLSessionTransport+Delegate.swift`) hands each task's callbacks to the task's
-/// ``TransportEvents`` on a ``DeliveryQueue``.
+/// The built-in ``Transport``, on a `URLSession` of its own: what a session carries its requests
+/// on when its ``Session/Configuration/transport`` is `nil`, on every platform.
 ///
-/// The `URLSession` gets a copy of the app's configuration with no `URLCache` (see
-/// ``Session/init(configuration:urlSessionConfiguration:)``). A request nobody observes as it moves
-/// (``TransportRequest/isObserved`` false) gets a task with a completion handler, which skips one
-/// delegate-queue operation per callback on corelibs; its events are reported when it completes.
-final class URLSessionTransport: Transport {
+/// Make one yourself for a `URLSessionConfiguration` of your own (a proxy, a connection limit,
+/// `waitsForConnectivity`), or to wrap the built-in transport in one of yours (see the Transports
+/// article):
+///
+/// ```swift
+/// let urlSessionConfiguration = URLSessionConfiguration.default
+/// urlSessionConfiguration.httpMaximumConnectionsPerHost = 4
+/// let api = Session { configuration in
+///     configuration.transport = URLSessionTransport(configuration: urlSessionConfiguration)
+/// }
+/// ```
+///
+/// **No `URLCache`.** The `URLSession` gets a copy of the configuration with `urlCache` set to
+/// `nil`, on every platform; the object you pass is not changed. On Linux, cancelling a request
+/// while corelibs URLSession looks it up in the cache can crash the whole process
+/// (`TaskRegistry.swift:118: Trying to access a behaviour for a task that in not in the
+/// registry`); without a cache that window does not exist. What an app gives up: on Apple
+/// platforms, `URLCache`'s storing and revalidation of cacheable responses (corelibs never stores
+/// a response anyway). Formwork's own ``HTTPCache`` (``Session/Configuration/cache``) takes its
+/// place.
+///
+/// **Lifetime.** The transport's `URLSession` lives as long as the transport: once nothing
+/// refers to it (no session, nor your code), it is invalidated, after the tasks it runs finish,
+/// and its connections and threads go. A transport you make belongs to you, and may be shared by
+/// several sessions: ``Session/invalidate()`` only lets go of it. The one a session makes for
+/// itself (``Session/Configuration/transport`` `nil`) is invalidated with the session.
+public final class URLSessionTransport: Transport {
+    // One `URLSession` per transport, whose delegate (see `URLSessionTransport+Delegate.swift`)
+    // hands each task's callbacks to the task's events on a `DeliveryQueue`. A request nobody
+    // observes as it moves (`TransportRequest.isObserved` false) gets a task with a completion
+    // handler, which skips one delegate-queue operation per callback on corelibs; its events are
+    // reported when it completes.
+
     /// The URLSession.
     let urlSession: URLSession
     /// Its delegate: routes every task's callbacks to the task's events.
@@ -21,8 +48,11 @@ final class URLSessionTransport: Transport {
     /// they fall behind (see ``DeliveryQueue``).
     let deliveryQueue: DeliveryQueue
 
-    /// Creates the transport with a `URLSession` for (a safe copy of) `configuration`.
-    init(configuration: URLSessionConfiguration) {
+    /// Creates the transport, with a `URLSession` for a copy of `configuration` with no
+    /// `URLCache`.
+    /// - Parameter configuration: The configuration of the `URLSession` (copied, and the copy's
+    ///   `urlCache` set to `nil`; yours is not changed). Defaults to `.default`.
+    public init(configuration: URLSessionConfiguration = .default) {
         let router = URLSessionTransportDelegate()
         let queue = DeliveryQueue(name: "org.formwork.session.delegate")
         self.router = router
@@ -35,8 +65,11 @@ final class URLSessionTransport: Transport {
         urlSession.finishTasksAndInvalidate()
     }
 
-    /// URLSession enforces whole seconds only (corelibs truncates the rest; see ``IdleTimeout``).
-    func enforcesIdleTimeout(of seconds: TimeInterval) -> Bool {
+    /// Whether `URLSession` enforces an idle timeout of `seconds` by itself: only a whole number
+    /// of seconds (corelibs truncates the rest); Formwork watches any other.
+    /// - Parameter seconds: The idle timeout.
+    /// - Returns: `true` for a whole number of seconds.
+    public func enforcesIdleTimeout(of seconds: TimeInterval) -> Bool {
         IdleTimeout.forURLSession(seconds) == seconds
     }
 
@@ -49,7 +82,12 @@ final class URLSessionTransport: Transport {
         return copy
     }
 
-    func makeTask(for request: TransportRequest, events: any TransportEvents) -> any TransportTask {
+    /// Makes the task of one exchange: a `URLSession` task, made and started when it is resumed.
+    /// - Parameters:
+    ///   - request: What to send.
+    ///   - events: Where the exchange's events go.
+    /// - Returns: The task, not started.
+    public func makeTask(for request: TransportRequest, events: any TransportEvents) -> any TransportTask {
         var urlRequest = request.urlRequest
         // corelibs truncates timeouts to whole seconds (0.5 would fail at once); Formwork watches
         // a fractional idle timeout itself (see `IdleTimeout`). Set only when it changes: on Linux

@@ -200,6 +200,8 @@ extension Outbox {
         var phase = Status.Phase.idle
         if isClosed {
             phase = .closed
+        } else if store.records.isEmpty {
+            phase = .idle  // the last request just ended; its lane is finishing
         } else if phases.contains(.sending) {
             phase = .sending
         } else {

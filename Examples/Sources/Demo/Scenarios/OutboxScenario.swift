@@ -77,7 +77,7 @@ final class OutboxScenario: Scenario, Requestable {
         try await stage.wait(for: "the outbox to wait for the network") {
             screen.content.hasPrefix("3 waiting")
         }
-        try stage.check(true, "the screen shows: \(screen.content)")
+        try stage.check(screen.content.hasPrefix("3 waiting"), "the screen shows: \(screen.content)")
         try stage.check(
             try await counts(counters, stage).allSatisfy { $0.arrivals == 0 },
             "the server has seen none of them")
@@ -101,7 +101,7 @@ final class OutboxScenario: Scenario, Requestable {
         try await stage.wait(for: "the screen to show nothing waiting") {
             screen.content == "nothing waiting"
         }
-        try stage.check(true, "the screen shows: \(screen.content)")
+        try stage.check(screen.content == "nothing waiting", "the screen shows: \(screen.content)")
         await outbox.close()
         await stage.pause(1)
     }

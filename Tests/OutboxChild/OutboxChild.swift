@@ -21,7 +21,8 @@ import Foundation
 /// `req-i`: a JSON body, or for every 10th one the upload of a file the child writes first to
 /// `<outbox directory>-uploads/`. Each line of standard output is written whole with one `write`:
 /// `set-aside NAME REASON` (entries found damaged at open), `pending N` (at open and at the end),
-/// `enqueued I`, `ready` (all enqueued), `delivered TAG`, `failed TAG WHY` (a final failure).
+/// `enqueued I`, `ready` (all enqueued), `delivered TAG`, `failed TAG WHY` (a final failure), and
+/// `await` before each step (see ``Pace``).
 @main
 enum OutboxChild {
     /// How many requests the test makes.
@@ -45,8 +46,15 @@ enum OutboxChild {
         } else if mode != "enqueue" && mode != "send" {
             fail("OutboxChild: bad mode \(mode)", status: 2)
         }
+        let pace = Pace()
         let session = Session { configuration in
             if let dieAfter { configuration.interceptors.eventMonitors = [KillAfterResponses(dieAfter)] }
+            configuration.interceptors.adapters = [
+                Adapter { request in
+                    await pace.step()
+                    return request
+                }
+            ]
         }
         let options = Outbox.Options(backoff: RetryPolicy(baseDelay: 0.05, maximumDelay: 0.5))
         let outbox: Outbox
@@ -62,7 +70,7 @@ enum OutboxChild {
         say("pending \(pending.count)")
         if mode == "enqueue" {
             let uploads = URL(fileURLWithPath: directory.path + "-uploads")
-            let requests = Requests(baseURL: baseURL, runID: runID, uploads: uploads)
+            let requests = Requests(baseURL: baseURL, runID: runID, uploads: uploads, pace: pace)
             await requests.enqueueMissing(in: outbox, pending: Set(pending.compactMap(\.tag)))
             say("ready")
             say("pending \(await outbox.pending().count)")
@@ -107,10 +115,13 @@ struct Requests {
     let runID: String
     /// Where the files of the file uploads are written before they are enqueued.
     let uploads: URL
+    /// The test's pace: one enqueue per step.
+    let pace: Pace
 
     /// Enqueues, in order, each request whose tag is not in `pending`, printing `enqueued I`.
     func enqueueMissing(in outbox: Outbox, pending: Set<String>) async {
         for index in 0..<OutboxChild.requestCount where !pending.contains("req-\(index)") {
+            await pace.step()
             let url = "\(baseURL)/idempotency/apply?counter=crash-\(runID)-\(index)"
             do {
                 if index % 10 == 0 {
@@ -173,5 +184,29 @@ final class KillAfterResponses: EventMonitor, @unchecked Sendable {  // `answere
             return answered
         }
         if count == limit { kill(getpid(), SIGKILL) }
+    }
+}
+
+/// The test's pace, so that its kills land however busy the machine is: before each step (an
+/// enqueue, or an attempt to send, from the session's adapter) the child prints `await` and waits
+/// for one byte on its standard input. When the input ends it runs free: a run the test does not
+/// kill, or one that kills itself (`die-after-N`), needs no steps.
+final class Pace: @unchecked Sendable {  // `isFree` is guarded by `lock`
+    private let lock = NSLock()
+    private var isFree = false
+
+    /// Waits for the test's byte, unless the input has ended.
+    func step() async {
+        guard !lock.withLock({ isFree }) else { return }
+        OutboxChild.say("await")
+        let stepped = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async {
+                var byte: UInt8 = 0
+                var count = read(STDIN_FILENO, &byte, 1)
+                while count < 0 && errno == EINTR { count = read(STDIN_FILENO, &byte, 1) }
+                continuation.resume(returning: count == 1)
+            }
+        }
+        if !stepped { lock.withLock { isFree = true } }
     }
 }

@@ -18,6 +18,8 @@ final class OutboxChildRun: Sendable {
     /// The child's complete lines of standard output, until it closes it (when it ends).
     let lines: AsyncStream<String>
     private let process: Process
+    /// The write end of the child's standard input: one byte per step it may take.
+    private let input: FileHandle
     private let exits: AsyncStream<Exit>
 
     /// Starts `OutboxChild` (its standard error goes to this process's).
@@ -29,13 +31,19 @@ final class OutboxChildRun: Sendable {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
+        let steps = Pipe()
+        process.standardInput = steps
         process.standardError = FileHandle.standardError
         let output = Pipe()
-        // No other child started meanwhile may inherit the pipe (it would hold its end open).
-        for descriptor in [output.fileHandleForReading, output.fileHandleForWriting].map(\.fileDescriptor) {
+        // No other child started meanwhile may inherit the pipes (it would hold their ends open).
+        let ends =
+            [output.fileHandleForReading, output.fileHandleForWriting, steps.fileHandleForReading]
+            + [steps.fileHandleForWriting]
+        for descriptor in ends.map(\.fileDescriptor) {
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         }
+        // A step written to a child that was just killed must fail with EPIPE, not end this process.
+        signal(SIGPIPE, SIG_IGN)
         process.standardOutput = output
         let (exits, exitSink) = AsyncStream.makeStream(of: Exit.self)
         process.terminationHandler = { ended in
@@ -46,6 +54,7 @@ final class OutboxChildRun: Sendable {
         let (lines, lineSink) = AsyncStream.makeStream(of: String.self)
         try process.run()
         self.process = process
+        self.input = steps.fileHandleForWriting
         self.lines = lines
         self.exits = exits
         let reader = Thread {
@@ -64,6 +73,17 @@ final class OutboxChildRun: Sendable {
         }
         reader.name = "OutboxChild stdout"
         reader.start()
+    }
+
+    /// Lets the child take one step (it printed `await`).
+    func step() {
+        var byte = UInt8(ascii: "g")
+        _ = write(input.fileDescriptor, &byte, 1)  // fails harmlessly (EPIPE) if the child has ended
+    }
+
+    /// Lets the child run without steps: its standard input ends.
+    func runFree() {
+        try? input.close()
     }
 
     /// Kills the child with SIGKILL, unless it has ended.

@@ -99,10 +99,9 @@ private struct CrashRun {
         var total: Int { enqueue + sending + afterApply }
     }
 
-    /// When to kill a run: after the `count`th line starting with `prefix`, `delay` later.
+    /// When to kill a run: `delay` after it is let take its `step`th step (1: the first).
     struct KillPlan {
-        var prefix: String
-        var count: Int
+        var step: Int
         var delayMicroseconds: Int
     }
 
@@ -156,8 +155,7 @@ private struct CrashRun {
             // At most an equal share of what remains per kill left, half that on average: the
             // child goes on while the kill is on its way, and the kills must not run out of work.
             let count = random.int(in: 1...max(1, remaining / (killsLeft + 1)))
-            let plan = KillPlan(
-                prefix: "enqueued ", count: count, delayMicroseconds: random.int(in: 0...2_000))
+            let plan = KillPlan(step: count, delayMicroseconds: random.int(in: 0...2_000))
             let outcome = try await run(mode: "enqueue", kill: plan)
             enqueued =
                 (outcome.pendingAtOpen ?? 0) + outcome.lines.count(where: { $0.hasPrefix("enqueued ") })
@@ -198,9 +196,7 @@ private struct CrashRun {
                 // A request takes about a millisecond here: a delay of up to 3 ms lands anywhere
                 // in the next one or two (built, on the wire, applied, answered, removed).
                 let count = random.int(in: 0...(share - 1))
-                let plan = KillPlan(
-                    prefix: count == 0 ? "ready" : "delivered ", count: max(count, 1),
-                    delayMicroseconds: random.int(in: 0...3_000))
+                let plan = KillPlan(step: count + 1, delayMicroseconds: random.int(in: 0...3_000))
                 outcome = try await run(mode: "send", kill: plan)
             }
             pending =
@@ -216,20 +212,25 @@ private struct CrashRun {
     }
 
     /// Runs the child once in `mode`, kills it as `kill` says, and checks what it printed: no
-    /// request delivered twice across runs, no final failure, no entry set aside.
+    /// request delivered twice across runs, no final failure, no entry set aside. A run with a
+    /// plan is paced: the child waits before each step (an enqueue, an attempt) until this test
+    /// lets it take it, so it can never run ahead of the kill however busy the machine is; the
+    /// kill comes `delay` after the step the plan names is let go. A run without a plan runs free.
     /// - Returns: What it printed and how it ended.
     mutating func run(mode: String, kill plan: KillPlan?) async throws -> Outcome {
         runs += 1
         let run = try OutboxChildRun(child, arguments: [directory.path, baseURL, runID, mode])
         defer { run.sigkill() }
+        if plan == nil { run.runFree() }
         var lines: [String] = []
-        var matched = 0
+        var steps = 0
         var killer: Task<Void, Never>?
         for await line in run.lines {
             lines.append(line)
-            if let plan, killer == nil, line.hasPrefix(plan.prefix) {
-                matched += 1
-                if matched == plan.count {
+            if let plan, killer == nil, line == "await" {
+                steps += 1
+                run.step()
+                if steps == plan.step {
                     killer = Task {
                         try? await Task.sleep(nanoseconds: UInt64(plan.delayMicroseconds) * 1_000)
                         run.sigkill()

@@ -195,6 +195,54 @@ struct OutboxTests {
         await outbox.close()
     }
 
+    @Test("The session's retrier retries within one outbox attempt, with the same key: applied once")
+    func sessionRetrierWithinAnAttempt() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.remove() }
+        let session = Session {
+            $0.interceptors.retriers = [RetryPolicy(baseDelay: 0.01, maximumDelay: 0.05)]
+        }
+        let outbox = try Outbox(directory: directory.url, session: session, options: Self.quick)
+        let log = DeliveryLog(outbox)
+        let counter = "outbox-\(UUID().uuidString)"
+        try await outbox.enqueue(
+            ApplyForm(
+                url: try await DemoServer.url("/idempotency/apply?counter=\(counter)&fail=503"), note: "r"))
+        await eventually("the delivery") { log.all.count == 1 }
+        let delivery = try #require(log.all.first)
+        #expect(delivery.attempts == 1)  // the session's retry is inside the outbox's one attempt
+        #expect((try? delivery.result.get()) != nil)
+        #expect(try await idempotencyCount(counter) == (1, 2))
+        await outbox.close()
+    }
+
+    @Test("A GET in the outbox asks the server, never the session's HTTP cache")
+    func bypassesTheCache() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.remove() }
+        let session = Session { $0.cache = HTTPCache(memoryCapacity: 1 << 20) }
+        let id = "outbox-\(UUID().uuidString)"
+        let url = try await DemoServer.url("/cache/resource?id=\(id)&cc=max-age=3600")
+        _ = try await session.request(PlainGet(url: url)).data()  // now fresh in the cache
+        _ = try await session.request(PlainGet(url: url)).data()  // answered by the cache
+        #expect(try await cacheHits(id) == 1)
+        let outbox = try Outbox(directory: directory.url, session: session, options: Self.quick)
+        let log = DeliveryLog(outbox)
+        try await outbox.enqueue(PlainGet(url: url))
+        await eventually("the delivery") { log.all.count == 1 }
+        #expect(try await cacheHits(id) == 2)
+        await outbox.close()
+    }
+
+    /// How many times the demo server served `/cache/resource?id=`.
+    private func cacheHits(_ id: String) async throws -> Int {
+        let stats = try await Session().request(
+            PlainGet(url: try await DemoServer.url("/cache/stats?id=\(id)"))
+        ).data()
+        let object = try #require(try JSONSerialization.jsonObject(with: stats) as? [String: Any])
+        return try #require(object["hits"] as? Int)
+    }
+
     @Test("A 4xx is final: the request leaves the outbox with its error after one attempt")
     func clientErrorIsFinal() async throws {
         let directory = OutboxDirectory()

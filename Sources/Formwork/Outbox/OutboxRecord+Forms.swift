@@ -65,12 +65,12 @@ struct OutboxRequestParts: Sendable {
             enqueuedAt: Date(), expiresAt: expiresAt, timeout: timeout)
     }
 
-    /// A configuration with nothing of its own to add (no headers, no user agent).
-    private static var bare: Session.Configuration {
+    /// A configuration with nothing of its own to add (no headers, no user agent), made once.
+    private static let bare: Session.Configuration = {
         var configuration = Session.Configuration()
         configuration.userAgent = nil
         return configuration
-    }
+    }()
 }
 
 /// A pending request sent without a body.

@@ -243,6 +243,38 @@ struct OutboxTests {
         return try #require(object["hits"] as? Int)
     }
 
+    @Test("A 429's Retry-After sets the wait, capped at the backoff's maximum delay", arguments: [60.0, 2.0])
+    func retryAfterSetsTheWait(maximumDelay: TimeInterval) async throws {
+        let directory = OutboxDirectory()
+        defer { directory.remove() }
+        let options = Outbox.Options(backoff: RetryPolicy(baseDelay: 0.05, maximumDelay: maximumDelay))
+        let outbox = try Outbox(directory: directory.url, session: Session(), options: options)
+        let log = DeliveryLog(outbox)
+        let key = "outbox-\(UUID().uuidString)"
+        let asked = 20.0  // the server's Retry-After, in seconds
+        let before = Date()
+        try await outbox.enqueue(
+            PlainGet(url: try await DemoServer.url("/fault/retry-after?key=\(key)&after=\(Int(asked))")))
+        var statuses = outbox.statusUpdates().makeAsyncIterator()
+        var until: Date?
+        while let status = await statuses.next() {
+            if case .waiting(let date) = status.phase {
+                until = date
+                break
+            }
+        }
+        let wait = try #require(until)
+        let expected = min(asked, maximumDelay)
+        // Decided after `before` and before now: exactly `expected` seconds after the 429 arrived.
+        #expect(wait >= before.addingTimeInterval(expected))
+        #expect(wait <= Date().addingTimeInterval(expected))
+        await outbox.sendNow()  // the server counts requests, not time: the next one succeeds
+        await eventually("the delivery") { log.all.count == 1 }
+        #expect((try? log.all.first?.result.get()) != nil)
+        #expect(log.all.first?.attempts == 2)
+        await outbox.close()
+    }
+
     @Test("A 4xx is final: the request leaves the outbox with its error after one attempt")
     func clientErrorIsFinal() async throws {
         let directory = OutboxDirectory()

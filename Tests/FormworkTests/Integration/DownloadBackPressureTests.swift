@@ -27,7 +27,7 @@ struct DownloadBackPressureTests {
         // until libcurl's side has to wait for it (or 60 s pass, and the test fails).
         // Only at a chunk: at the response, corelibs holds the body back until the callback returns.
         request.core.addProgressObserver { progress, _ in
-            guard OperationQueue.current === queue, progress.completedBytes > 0, !stalled.withLock({ $0 })
+            guard DeliveryQueue.running === queue, progress.completedBytes > 0, !stalled.withLock({ $0 })
             else { return }
             stalled.withLock { $0 = true }
             let waited = queue.waitForWaitingCaller(timeout: 60)

@@ -26,6 +26,14 @@ import Foundation
 /// Corelibs runs the libcurl side of **every** `URLSession` of the process on one shared serial
 /// queue, so while a producer waits here, all URLSessions of the process pause their reading too.
 /// That happens only while this session's delegate work is behind the network.
+///
+/// **No `Operation` per callback on corelibs.** Corelibs hands every callback to
+/// `addOperation(_:)` with a block; `OperationQueue` wraps each in a `BlockOperation` with its own
+/// locks, state changes and dispatch group, which for a download is one per 16 KiB chunk. Here
+/// the blocks run in order on one serial dispatch queue of the queue's own, drained in batches:
+/// a callback costs a lock and an append, and a wake-up only when the queue was idle. On Apple
+/// platforms, whose URLSession may add `Operation` objects too, the queue stays an
+/// `OperationQueue` (a single order for both kinds).
 final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counters are guarded by `condition`
     /// When adding work waits, and for how long.
     struct Limits: Sendable, Equatable {
@@ -96,6 +104,30 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
     /// How many operations of this queue wait, on purpose, for a stream's reader to make room
     /// (see ``waitingForReader(_:)``); guarded by `condition`.
     private var readerWaits = 0
+    #if canImport(FoundationNetworking)
+        /// The serial queue the blocks run on (see the type's notes).
+        private let runner: DispatchQueue
+        /// Blocks added and not yet run, in order, from `head` on (taken ones are nil, so that
+        /// each block, and the chunk it holds, is freed as soon as it ran); guarded by `condition`.
+        private var queued: [(@Sendable () -> Void)?] = []
+        /// The index of the next block to run in `queued`; guarded by `condition`.
+        private var head = 0
+        /// Whether a drain is scheduled or running on `runner`; guarded by `condition`.
+        private var isDraining = false
+    #endif
+
+    /// Tells code running on a delivery queue which one it runs on (a weak reference: the runner
+    /// keeps its specific value for as long as it lives).
+    private final class Reference: Sendable {
+        weak let queue: DeliveryQueue?
+        init(_ queue: DeliveryQueue) { self.queue = queue }
+    }
+    private static let runnerKey = DispatchSpecificKey<Reference>()
+
+    /// The delivery queue whose work is running on the current thread, if any.
+    static var running: DeliveryQueue? {
+        DispatchQueue.getSpecific(key: runnerKey)?.queue ?? (OperationQueue.current as? DeliveryQueue)
+    }
 
     /// Calls of Formwork's into URLSession that may wait for libcurl's shared queue while some
     /// delivery queue holds it (making, resuming or cancelling a task; see
@@ -118,9 +150,15 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
     ///   - limits: When adding work waits.
     init(name: String, limits: Limits = .standard) {
         self.limits = limits
+        #if canImport(FoundationNetworking)
+            runner = DispatchQueue(label: name)
+        #endif
         super.init()
         self.name = name
         maxConcurrentOperationCount = 1
+        #if canImport(FoundationNetworking)
+            runner.setSpecific(key: Self.runnerKey, value: Reference(self))
+        #endif
     }
 
     /// What the queue has seen so far.
@@ -133,7 +171,7 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
     /// Adds `block`, after waiting while too many operations are pending, unless the caller runs
     /// on this queue or the consumer is stuck (see the type's rules).
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        let fromItself = OperationQueue.current === self
+        let fromItself = Self.running === self
         condition.lock()
         if !fromItself, pending >= limits.highWater, stuckAt != finished {
             stuckAt = nil
@@ -168,12 +206,56 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
         }
         pending += 1
         counters.peakPending = max(counters.peakPending, pending)
-        condition.unlock()
-        super.addOperation {
-            defer { self.operationFinished() }
-            block()
-        }
+        #if canImport(FoundationNetworking)
+            queued.append(block)
+            let startsDrain = !isDraining
+            isDraining = true
+            condition.unlock()
+            if startsDrain { runner.async { self.drain() } }
+        #else
+            condition.unlock()
+            super.addOperation {
+                defer { self.operationFinished() }
+                block()
+            }
+        #endif
     }
+
+    #if canImport(FoundationNetworking)
+        /// Runs the queued blocks in order, one lock per block (which also counts the previous
+        /// one as finished), until none is left.
+        private func drain() {
+            var ranOne = false
+            while true {
+                condition.lock()
+                if ranOne { finishLocked() }
+                guard head < queued.count, let block = queued[head] else {
+                    queued.removeAll(keepingCapacity: true)
+                    head = 0
+                    isDraining = false
+                    condition.unlock()
+                    return
+                }
+                queued[head] = nil
+                head += 1
+                if head >= 1024, head * 2 >= queued.count {
+                    // Never empty for long: drop the run part, so the array stays small.
+                    queued.removeFirst(head)
+                    head = 0
+                }
+                condition.unlock()
+                block()
+                ranOne = true
+            }
+        }
+
+        /// Blocks until every block added so far has run.
+        override func waitUntilAllOperationsAreFinished() {
+            condition.lock()
+            while pending > 0 { condition.wait() }
+            condition.unlock()
+        }
+    #endif
 
     /// Runs `wait`, which blocks until a stream's reader makes room (`StreamBufferPolicy.slowDown`).
     /// On a delivery queue, callers that add work meanwhile keep waiting for it however long it
@@ -181,7 +263,7 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
     /// down; unless one of Formwork's requests needs libcurl's queue meanwhile (see
     /// ``callsWaitingForNetwork``): then the wait ends as for a stuck consumer.
     static func waitingForReader(_ wait: () -> Void) {
-        guard let queue = OperationQueue.current as? DeliveryQueue else { return wait() }
+        guard let queue = running else { return wait() }
         queue.changeReaderWaits(by: 1)
         defer { queue.changeReaderWaits(by: -1) }
         wait()
@@ -210,11 +292,19 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
     /// Counts one operation as done and wakes the waiting callers once few enough remain.
     private func operationFinished() {
         condition.lock()
+        finishLocked()
+        condition.unlock()
+    }
+
+    /// ``operationFinished()``, with `condition` locked by the caller.
+    private func finishLocked() {
         pending -= 1
         finished &+= 1
         if pending <= limits.lowWater, counters.waiting > 0 {
             condition.broadcast()
         }
-        condition.unlock()
+        #if canImport(FoundationNetworking)
+            if pending == 0 { condition.broadcast() }  // tells `waitUntilAllOperationsAreFinished`
+        #endif
     }
 }

@@ -32,7 +32,7 @@ struct Downloads {
         let growth: Int64
     }
 
-    /// A download form for `/files/{size}`.
+    /// A download form for `/static/{size}` (``Files/downloadPath(size:)``).
     struct FileForm: DownloadFormable {
         let url: String
         let destination: URL
@@ -54,6 +54,12 @@ struct Downloads {
         defer {
             bare.finishTasksAndInvalidate()
             progress.finishTasksAndInvalidate()
+        }
+        do {
+            try await Files.prepareDownload(base: base, size: size)
+        } catch {
+            report.fail("download: \(error)")
+            return
         }
         var samples: [Variant: [Sample]] = [:]
         let variants = Variant.allCases
@@ -107,7 +113,7 @@ struct Downloads {
         _ variant: Variant, size: Int64, bare: URLSession,
         progress: (URLSession, ProgressDownloadDelegate), session: Session
     ) async throws -> Sample {
-        let url = "\(base)/files/\(size)"
+        let url = base + Files.downloadPath(size: size)
         let destination = Files.scratch("download", in: directory)
         defer { try? FileManager.default.removeItem(at: destination) }
         let temporaryFiles = Files.downloadTempFiles()

@@ -1,6 +1,10 @@
 import Foundation
 
-/// The demo server's `/files` content, regenerated to check downloads byte for byte, and the
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The demo server's `/files` (and `/static`) content, regenerated to check downloads byte for byte, and the
 /// benchmark's scratch files.
 ///
 /// The content is the little-endian bytes of the words `word(0), word(1), …` (see the server's
@@ -28,6 +32,34 @@ enum Files {
         var last = word(wordIndex).littleEndian
         withUnsafeBytes(of: &last) { bytes in
             for byte in 0..<(buffer.count - index) { buffer[index + byte] = bytes[byte] }
+        }
+    }
+
+    /// The path the download phases fetch: `/static/{size}`, the demo server's file on disk sent
+    /// with `sendfile` (the same bytes as `/files/{size}`, which the server generates as it sends
+    /// them and so paces every client at the generator's speed).
+    static func downloadPath(size: Int64) -> String {
+        "/static/\(size)"
+    }
+
+    /// Sends `HEAD` for ``downloadPath(size:)`` once, so that the demo server writes the file
+    /// before any download is timed (any other server just answers it).
+    /// - Parameters:
+    ///   - base: The server's base URL.
+    ///   - size: The file's length.
+    /// - Throws: ``BenchmarkFailure`` when the server does not answer `200` with that length.
+    static func prepareDownload(base: String, size: Int64) async throws {
+        let address = base + downloadPath(size: size)
+        guard let url = URL(string: address) else { throw BenchmarkFailure("bad URL \(address)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = "HEAD"
+        request.timeoutInterval = 300
+        let (_, response) = try await URLSession.shared.data(for: request)
+        let http = response as? HTTPURLResponse
+        guard http?.statusCode == 200, http?.expectedContentLength == size else {
+            throw BenchmarkFailure(
+                "HEAD \(address): status \(http?.statusCode ?? 0), length \(http?.expectedContentLength ?? -1)"
+            )
         }
     }
 

@@ -6,7 +6,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A download cut at 50 % by the server (`cutAt`), then completed. Raw URLSession cannot resume
+/// A download of `/static/{size}` (``Files/downloadPath(size:)``) cut at 50 % by the server
+/// (`cutAt`), then completed. Raw URLSession cannot resume
 /// on Linux (`downloadTask(withResumeData:)` crashes there, so it is never called): the raw side
 /// downloads again from zero. Formwork resumes from its `ResumeData` with `Range`/`If-Range`.
 /// The server's own counters (`/stats?tag=T`, body bytes it sent) say what each side transferred.
@@ -52,6 +53,7 @@ struct Resume: Requestable {
         let run = UUID().uuidString.prefix(8)
         let (rawTag, formworkTag) = ("bench-raw-\(run)", "bench-formwork-\(run)")
         do {
+            try await Files.prepareDownload(base: base, size: size)
             let rawClock = Stopwatch()
             try await rawRestart(raw, tag: rawTag)
             let rawTime = rawClock.seconds
@@ -91,7 +93,7 @@ struct Resume: Requestable {
         let temporaryFiles = Files.downloadTempFiles()
         defer { Files.removeDownloadTempFiles(except: temporaryFiles) }
         let size = options.size
-        let cut = try url("/files/\(size)?cutAt=\(size / 2)&tag=\(tag)")
+        let cut = try url(Files.downloadPath(size: size) + "?cutAt=\(size / 2)&tag=\(tag)")
         let cutSucceeded: Bool
         do {
             let (file, _) = try await raw.download(for: URLRequest(url: cut))
@@ -102,7 +104,7 @@ struct Resume: Requestable {
         }
         guard !cutSucceeded else { throw BenchmarkFailure("raw: the cut download succeeded") }
         let (file, response) = try await raw.download(
-            for: URLRequest(url: try url("/files/\(size)?tag=\(tag)")))
+            for: URLRequest(url: try url(Files.downloadPath(size: size) + "?tag=\(tag)")))
         defer { try? FileManager.default.removeItem(at: file) }
         try Downloads.checkStatus(response)
         try checkFile(file, side: "raw")
@@ -114,14 +116,15 @@ struct Resume: Requestable {
         let size = options.size
         let destination = Files.scratch("resume", in: directory)
         defer { try? FileManager.default.removeItem(at: destination) }
-        let cut = CutForm(url: "\(base)/files/\(size)?cutAt=\(size / 2)&tag=\(tag)", destination: destination)
+        let path = base + Files.downloadPath(size: size)
+        let cut = CutForm(url: "\(path)?cutAt=\(size / 2)&tag=\(tag)", destination: destination)
         let failed = await download(cut, session: session).response()
         guard failed.error != nil, let resumeData = failed.resumeData else {
             throw BenchmarkFailure("Formwork: the cut download gave no resume data (\(failed.result))")
         }
         defer { try? FileManager.default.removeItem(at: resumeData.partialFileURL) }
         let form = ResumeForm(
-            resumeData: resumeData, url: "\(base)/files/\(size)?tag=\(tag)", destination: destination)
+            resumeData: resumeData, url: "\(path)?tag=\(tag)", destination: destination)
         let file = try await download(form, session: session).fileURL()
         try checkFile(file, side: "Formwork")
         return resumeData.bytesReceived

@@ -8,7 +8,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The download part of ``Transports``: `/files/{size}` to a file through each of the four
+/// The download part of ``Transports``: `/static/{size}` (the server's file sent with `sendfile`) to a file through each of the four
 /// sides, without progress observers on any of them — raw `download(for:)`, Formwork over
 /// `URLSession`, AsyncHTTPClient's own `FileDownloadDelegate`, Formwork over
 /// ``AsyncHTTPClientTransport``. Interleaved rounds (the side that goes first rotates); reports
@@ -31,6 +31,12 @@ struct TransportDownloads {
         report.section(
             "T3. Download \(formatBytes(size))\(options.network) to a file, no progress observer "
                 + "(\(options.transferRounds) interleaved rounds, median time, worst peak RSS growth)")
+        do {
+            try await Files.prepareDownload(base: base, size: size)
+        } catch {
+            report.fail("transport download: \(error)")
+            return
+        }
         var samples: [Transports.Client: [Sample]] = [:]
         let sides = Transports.Client.allCases
         for round in 0..<options.transferRounds {
@@ -77,7 +83,7 @@ struct TransportDownloads {
     private func download(_ client: Transports.Client, size: Int64, clients: Transports.Clients) async throws
         -> Sample
     {
-        let address = "\(base)/files/\(size)"
+        let address = base + Files.downloadPath(size: size)
         guard let url = URL(string: address) else { throw BenchmarkFailure("bad URL \(address)") }
         let destination = Files.scratch("transport-download", in: directory)
         defer { try? FileManager.default.removeItem(at: destination) }

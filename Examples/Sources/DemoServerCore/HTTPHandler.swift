@@ -33,13 +33,19 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let router: Router
     private let streamingRoutes: [StreamingRoute]
     private let stats: ServerStats
+    /// Whether file bodies go out as `FileRegion`s (`sendfile`); not under TLS, which must read them.
+    private let sendsFileRegions: Bool
     private var state = RequestState.idle
     /// The streamed response being written, if any.
     private var bodyWriter: StreamedBodyWriter?
 
-    init(router: Router, stats: ServerStats, streamingRoutes: [StreamingRoute] = StreamingRoute.demo) {
+    init(
+        router: Router, stats: ServerStats, streamingRoutes: [StreamingRoute] = StreamingRoute.demo,
+        sendsFileRegions: Bool = true
+    ) {
         self.router = router
         self.stats = stats
+        self.sendsFileRegions = sendsFileRegions
         self.streamingRoutes = streamingRoutes
     }
 
@@ -167,8 +173,12 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func write(_ response: DemoResponse, to request: DemoRequest, context: ChannelHandlerContext) {
         var keepAlive = request.keepAlive
         var headers = response.headers
-        let stream = response.stream
-        if response.status.mayHaveResponseBody {
+        let file = response.file
+        // Under TLS a file body is read in chunks, like any streamed body.
+        let stream = file.flatMap { sendsFileRegions ? nil : $0.streamed } ?? response.stream
+        if let file, response.status.mayHaveResponseBody, stream == nil {
+            headers.replaceOrAdd(name: "Content-Length", value: String(file.contentLength))
+        } else if response.status.mayHaveResponseBody {
             // For HEAD this is the length a GET would have had; NIO's encoder sends no body for HEAD.
             if let stream {
                 if let length = stream.contentLength {
@@ -190,6 +200,10 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let head = HTTPResponseHead(version: request.version, status: response.status, headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         let sendsBody = request.method != .HEAD && response.status.mayHaveResponseBody
+        if let file, sendsBody, stream == nil {
+            writeFileRegion(file, keepAlive: keepAlive, context: context)
+            return
+        }
         if let stream, sendsBody {
             let writer = StreamedBodyWriter(body: stream, keepAlive: keepAlive) { [weak self] finished in
                 if self?.bodyWriter === finished {
@@ -200,7 +214,7 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             writer.pump(context: context)
             return
         }
-        if let body = response.body, !body.isEmpty, sendsBody, stream == nil {
+        if let body = response.body, !body.isEmpty, sendsBody, stream == nil, file == nil {
             let buffer = context.channel.allocator.buffer(bytes: body)
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }

@@ -47,6 +47,9 @@ struct DemoResponse: Sendable {
     /// A body too large to hold, written piece by piece with back-pressure; when set, `body` is
     /// ignored and `Content-Length` comes from the stream (none: chunked).
     var stream: StreamedBody?
+    /// A body that is a part of a file on disk, sent with `sendfile` where it can be; when set,
+    /// `body` and `stream` are ignored and `Content-Length` comes from it.
+    var file: FileBody?
 
     init(status: HTTPResponseStatus, headers: HTTPHeaders = [:], body: [UInt8]?) {
         self.status = status
@@ -60,6 +63,14 @@ struct DemoResponse: Sendable {
         self.headers = headers
         self.body = nil
         self.stream = stream
+    }
+
+    /// A response whose body is a part of a file.
+    init(status: HTTPResponseStatus, headers: HTTPHeaders, file: FileBody) {
+        self.status = status
+        self.headers = headers
+        self.body = nil
+        self.file = file
     }
 
     static let jsonContentType = "application/json"

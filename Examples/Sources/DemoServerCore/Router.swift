@@ -97,6 +97,7 @@ struct Router: Sendable {
             + StreamRoutes.routes
             + CoalescingRoutes.routes
             + CacheRoutes.routes
+            + StaticFileRoutes.routes
     )
 
     func route(_ request: DemoRequest, context: RouteContext) -> RouteOutcome {

@@ -22,7 +22,9 @@ enum Server {
                     try tls?(pipeline)
                     try pipeline.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: true)
-                    try pipeline.addHandler(HTTPHandler(router: router, stats: stats))
+                    // sendfile bypasses the TLS handler: under TLS, file bodies are read and written.
+                    let handler = HTTPHandler(router: router, stats: stats, sendsFileRegions: tls == nil)
+                    try pipeline.addHandler(handler)
                 }
             }
         return try await bootstrap.bind(host: host, port: port).get()

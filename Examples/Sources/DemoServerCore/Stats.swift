@@ -5,7 +5,7 @@ final class ServerStats: Sendable {
     struct Counters: Sendable {
         /// Requests received, not counting `GET /stats` itself (so two reads can be diffed).
         var requests = 0
-        /// Body bytes handed to connections, by endpoint family (`"files"`).
+        /// Body bytes handed to connections, by endpoint family (`"files"`, `"static"`).
         var bytesSent: [String: Int64] = [:]
         /// Body bytes received and consumed, by endpoint family (`"upload"`).
         var bytesReceived: [String: Int64] = [:]

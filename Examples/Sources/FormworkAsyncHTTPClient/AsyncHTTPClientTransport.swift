@@ -33,7 +33,7 @@ import NIOSSL
 /// - response bodies are streamed with back-pressure: the next part is read when the previous
 ///   one was handed over; when the body goes to disk (``TransportRequest/bodyMayBlock``) it is
 ///   handed to a serial queue in batches, one at a time: what arrives while Formwork writes a
-///   batch is gathered into the next (up to 1 MiB, then reading pauses until it is taken), so a
+///   batch is gathered into the next (up to 512 KiB, then reading pauses until it is taken), so a
 ///   download is written in large writes with one hand-over per batch;
 /// - request bodies from files and streams are read in 64 KiB chunks (constant memory), on a
 ///   queue of their own.
@@ -106,7 +106,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// When the body may block (``TransportRequest/bodyMayBlock``): the most response bytes
     /// gathered while Formwork receives the batch before them (one `receiveBody` call each); the
     /// network pauses at this many until Formwork takes them (see ``BodyBatches``).
-    static let batchLimit = 1 << 20
+    static let batchLimit = 512 << 10
     /// The size of the chunks read from upload files and streams.
     static let uploadChunkSize = 64 << 10
 

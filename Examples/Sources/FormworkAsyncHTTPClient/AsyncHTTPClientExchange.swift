@@ -18,8 +18,10 @@ import NIOHTTP1
 /// (hopping there when the connection lives on another loop); Formwork's events run in those
 /// calls, so the caller waiting for the response is woken once, by the loop. When the body may
 /// block (``TransportRequest/bodyMayBlock``), every event goes out on ``delivery`` (a serial
-/// queue) instead, and reading pauses while more than ``AsyncHTTPClientTransport/pauseThreshold``
-/// bytes wait there. Either way events go out one at a time, in order.
+/// queue) instead, and the body goes there in batches (``BodyBatches``): one hand-over in flight
+/// at a time, the parts that arrive meanwhile gathered into one buffer, and reading paused while
+/// ``AsyncHTTPClientTransport/batchLimit`` bytes wait. Either way events go out one at a time, in
+/// order.
 final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDelegate {
     typealias Response = Void
 
@@ -51,11 +53,10 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         var proxyAuthenticationAnswers = 0
         /// Request body bytes sent in the current hop.
         var sentBytes: Int64 = 0
-        /// Response body bytes handed to ``delivery`` and not yet received by Formwork.
-        var queuedBytes = 0
-        /// The most that were ever queued (for tests of the back-pressure).
-        var maximumQueuedBytes = 0
-        /// Completed once the queue drained: the network is paused until then.
+        /// The response body on its way to ``delivery``: the batch Formwork is receiving and the
+        /// parts gathered meanwhile.
+        var body = BodyBatches(limit: AsyncHTTPClientTransport.batchLimit)
+        /// Completed once the writer took the gathered parts: the network is paused until then.
         var paused: EventLoopPromise<Void>?
     }
 
@@ -76,8 +77,9 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         self.delivery = request.bodyMayBlock ? DispatchQueue(label: "formwork.asynchttpclient.delivery") : nil
     }
 
-    /// The most response bytes that waited for Formwork at once.
-    var maximumQueuedBodyBytes: Int { state.withLockedValue { $0.maximumQueuedBytes } }
+    /// The most response bytes that were held for Formwork at once (the batch it was receiving and
+    /// the parts gathered meanwhile).
+    var maximumQueuedBodyBytes: Int { state.withLockedValue { $0.body.maximumHeldBytes } }
 
     func resume() {
         let start = state.withLockedValue { state in
@@ -334,39 +336,145 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Body bytes: to Formwork (inline, or queued with back-pressure), or dropped while a redirect
-    /// or challenge is being followed.
+    /// Body bytes: to Formwork (inline, or in batches on ``delivery`` with back-pressure), or
+    /// dropped while a redirect or challenge is being followed.
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let (mode, cancelled) = state.withLockedValue { ($0.mode, $0.cancelled) }
-        guard case .deliver = mode, !cancelled else { return task.eventLoop.makeSucceededVoidFuture() }
-        let data = Data(buffer: buffer, byteTransferStrategy: .noCopy)
         guard let delivery else {
-            events.receiveBody(data)
+            let (mode, cancelled) = state.withLockedValue { ($0.mode, $0.cancelled) }
+            if case .deliver = mode, !cancelled {
+                events.receiveBody(Data(buffer: buffer, byteTransferStrategy: .noCopy))
+            }
             return task.eventLoop.makeSucceededVoidFuture()
         }
-        let count = data.count
-        let paused: EventLoopPromise<Void>? = state.withLockedValue { state in
-            state.queuedBytes += count
-            state.maximumQueuedBytes = max(state.maximumQueuedBytes, state.queuedBytes)
-            guard state.queuedBytes >= AsyncHTTPClientTransport.pauseThreshold, !state.finished else {
-                return nil
+        let (first, paused) = state.withLockedValue { state -> (ByteBuffer?, EventLoopFuture<Void>?) in
+            guard case .deliver = state.mode, !state.cancelled, !state.finished else { return (nil, nil) }
+            switch state.body.receive(buffer) {
+            case .handOver(let batch):
+                return (batch, nil)
+            case .gathered(let full):
+                guard full else { return (nil, nil) }
+                let promise = state.paused ?? task.eventLoop.makePromise(of: Void.self)
+                state.paused = promise
+                return (nil, promise.futureResult)
             }
-            let promise = state.paused ?? task.eventLoop.makePromise(of: Void.self)
-            state.paused = promise
-            return promise
         }
-        delivery.async {
-            self.events.receiveBody(data)
-            let resume: EventLoopPromise<Void>? = self.state.withLockedValue { state in
-                state.queuedBytes -= count
-                guard state.queuedBytes < AsyncHTTPClientTransport.resumeThreshold else { return nil }
+        if let first { delivery.async { self.writeBatches(startingWith: first) } }
+        return paused ?? task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// Hands the body to Formwork on ``delivery``, one batch per call, until none waits: the part
+    /// that found the writer idle, then each batch gathered while the one before was received.
+    /// Taking a batch lets the network go on (if it was paused) while Formwork receives it.
+    private func writeBatches(startingWith first: ByteBuffer) {
+        var batch: ByteBuffer? = first
+        // The first batch is AsyncHTTPClient's own buffer; the gathered ones are the exchange's,
+        // given back for the next gathering once received.
+        var gathered = false
+        while let current = batch.take() {
+            events.receiveBody(Data(buffer: current, byteTransferStrategy: .noCopy))
+            // Moved, not copied: the buffer's memory is reused only when no one else holds it.
+            var used = gathered ? Optional(consume current) : nil
+            let resume = state.withLockedValue { state -> EventLoopPromise<Void>? in
+                // A cancelled exchange reports nothing more: what was gathered is dropped.
+                if state.cancelled { state.body.discard() }
+                batch = state.body.next(givingBack: &used)
                 defer { state.paused = nil }
                 return state.paused
             }
             resume?.succeed()
+            gathered = true
         }
-        return paused?.futureResult ?? task.eventLoop.makeSucceededVoidFuture()
     }
+}
+
+/// A response body on its way from an event loop to a receiver that may block (a download
+/// written to disk): the state of ``AsyncHTTPClientTransportTask``'s batches, kept under its lock.
+///
+/// A part that finds the receiver idle is handed over as it is. Parts that arrive while the
+/// receiver is busy are gathered (copied once) into one buffer, which the receiver takes whole
+/// when it is done: one hand-over between threads per batch however small the network's reads,
+/// and writes as large as what arrived meanwhile. Once ``limit`` bytes are gathered the caller
+/// pauses reading until the receiver takes them, so at most two batches of about ``limit`` bytes
+/// are held (the one being received and the one being gathered). The two gathering buffers are
+/// reused in turn: no allocation per batch.
+struct BodyBatches: Sendable {
+    /// What to do with a part that arrived.
+    enum Arrival: Equatable {
+        /// The receiver was idle: hand it this batch (it is busy from now on).
+        case handOver(ByteBuffer)
+        /// Gathered for the receiver's next batch; `full` once ``limit`` bytes wait: pause reading
+        /// until the receiver takes them.
+        case gathered(full: Bool)
+    }
+
+    /// The gathered bytes at which reading pauses.
+    let limit: Int
+    /// Parts gathered while the receiver is busy.
+    private var gathering: ByteBuffer?
+    /// A gathering buffer the receiver gave back, empty, for the next batch.
+    private var spare: ByteBuffer?
+    /// Whether a batch is with the receiver.
+    private(set) var isReceiving = false
+    /// The size of the batch with the receiver.
+    private var receivingBytes = 0
+    /// The most bytes held at once: the batch with the receiver plus those gathered.
+    private(set) var maximumHeldBytes = 0
+
+    /// - Parameter limit: The gathered bytes at which reading pauses.
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Bytes gathered for the next batch.
+    var gatheredBytes: Int { gathering?.readableBytes ?? 0 }
+
+    /// A part arrived from the network.
+    /// - Parameter part: The bytes.
+    /// - Returns: What to do with them.
+    mutating func receive(_ part: ByteBuffer) -> Arrival {
+        guard isReceiving else {
+            isReceiving = true
+            receivingBytes = part.readableBytes
+            maximumHeldBytes = max(maximumHeldBytes, receivingBytes)
+            return .handOver(part)
+        }
+        var buffer =
+            gathering.take() ?? spare.take()
+            ?? ByteBufferAllocator().buffer(capacity: limit + Self.typicalPartSize)
+        buffer.writeImmutableBuffer(part)
+        gathering = consume buffer
+        let gathered = gatheredBytes
+        maximumHeldBytes = max(maximumHeldBytes, receivingBytes + gathered)
+        return .gathered(full: gathered >= limit)
+    }
+
+    /// The receiver is done with its batch: the next one, or nil when nothing was gathered (the
+    /// receiver is idle from now on).
+    /// - Parameter used: The received batch when it was a gathering buffer, to reuse (taken, and
+    ///   kept only if no one else holds its memory); nil otherwise.
+    /// - Returns: The next batch, or nil.
+    mutating func next(givingBack used: inout ByteBuffer?) -> ByteBuffer? {
+        if var buffer = used.take(), spare == nil {
+            buffer.clear()
+            spare = consume buffer
+        }
+        guard let batch = gathering.take() else {
+            isReceiving = false
+            receivingBytes = 0
+            return nil
+        }
+        receivingBytes = batch.readableBytes
+        return batch
+    }
+
+    /// Drops the gathered bytes (the exchange was cancelled).
+    mutating func discard() {
+        gathering = nil
+    }
+
+    /// The size of most network reads (SwiftNIO's largest by default), the margin a gathering
+    /// buffer has above ``limit`` so that the part that fills it needs no larger buffer.
+    static let typicalPartSize = 64 << 10
 }
 
 /// An upload body read in chunks: a file, or a stream.

@@ -32,7 +32,9 @@ import NIOSSL
 ///   that run together spread over the group's loops;
 /// - response bodies are streamed with back-pressure: the next part is read when the previous
 ///   one was handed over; when the body goes to disk (``TransportRequest/bodyMayBlock``) it is
-///   handed to a serial queue, and reading pauses while more than 4 MiB wait there;
+///   handed to a serial queue in batches, one at a time: what arrives while Formwork writes a
+///   batch is gathered into the next (up to 512 KiB, then reading pauses until it is taken), so a
+///   download is written in large writes with one hand-over per batch;
 /// - request bodies from files and streams are read in 64 KiB chunks (constant memory), on a
 ///   queue of their own.
 ///
@@ -101,10 +103,10 @@ public final class AsyncHTTPClientTransport: Transport {
     static let maximumRedirects = 16
     /// The most answers to one kind of challenge before its response is delivered as it is.
     static let maximumAuthenticationAnswers = 16
-    /// Above this many queued response bytes (``TransportRequest/bodyMayBlock``) the network pauses…
-    static let pauseThreshold = 4 << 20
-    /// …until fewer than this many remain.
-    static let resumeThreshold = 2 << 20
+    /// When the body may block (``TransportRequest/bodyMayBlock``): the most response bytes
+    /// gathered while Formwork receives the batch before them (one `receiveBody` call each); the
+    /// network pauses at this many until Formwork takes them (see ``BodyBatches``).
+    static let batchLimit = 512 << 10
     /// The size of the chunks read from upload files and streams.
     static let uploadChunkSize = 64 << 10
 

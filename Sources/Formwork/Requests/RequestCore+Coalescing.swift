@@ -10,25 +10,23 @@ import Foundation
 // machine, hooks, validation, decoding, retries and cancellation, and its own task.
 extension RequestCore {
     /// Makes the task of `attempt` through the session's layers (an attempt that may share an
-    /// identical request's exchange says so), with this request's events. Runs in the locked step
-    /// that found the attempt running without a task, so a cancel that follows always finds it.
+    /// identical request's exchange says so), with this request's events. Called outside the
+    /// request's lock (see `startTask(of:)`).
     /// - Parameters:
     ///   - prepared: The final request of the attempt.
     ///   - attempt: The attempt number.
     ///   - atCompletion: Whether the exchange may report its whole response at its end (see
     ///     `deliversAtCompletion`).
-    ///   - state: The request's state, locked by the caller.
+    ///   - id: The request's id, when event monitors need it (and coalescing names its leader).
     /// - Returns: The task, not resumed.
     func makeTask(
-        _ prepared: PreparedRequest, attempt: Int, atCompletion: Bool, state: inout State
+        _ prepared: PreparedRequest, attempt: Int, atCompletion: Bool, id: UUID?
     ) -> any TransportTask {
         var request = prepared.transportRequest(isObserved: !atCompletion, pacing: sink?.pacing ?? .never)
         request.cacheUse = prepared.cache
         let monitors = settings.eventMonitors
-        if !monitors.isEmpty {
+        if !monitors.isEmpty, let id {
             // The layers know what is sent, and whether it joins an identical request's exchange.
-            let id = state.id ?? UUID()
-            state.id = id
             request.reportStart = { sent, leaderID in
                 guard let leaderID else {
                     for monitor in monitors { monitor.requestDidStart(id, request: sent, attempt: attempt) }
@@ -40,7 +38,7 @@ extension RequestCore {
             }
         }
         if mayShare(prepared) {
-            request.sharing = ExchangeSharing(formCachePolicy: prepared.cache?.policy, requestID: state.id)
+            request.sharing = ExchangeSharing(formCachePolicy: prepared.cache?.policy, requestID: id)
         }
         return host.layeredTransport.makeTask(
             for: request, events: AttemptEvents(core: self, attempt: attempt))

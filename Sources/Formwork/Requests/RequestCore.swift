@@ -15,6 +15,17 @@ final class RequestCore: Sendable {
     /// Prepares what an attempt sends. Throws ``NetworkError`` (untyped in the function type:
     /// typed-throws function types need the iOS 18 / macOS 15 runtime).
     typealias Builder = @Sendable (_ attempt: Int) async throws -> PreparedRequest
+    /// Prepares what an attempt sends, without suspending (a form read into a request).
+    typealias ImmediateBuilder = @Sendable (_ attempt: Int) throws -> PreparedRequest
+
+    /// How an attempt's request is prepared.
+    enum Build: Sendable {
+        /// Without suspending: with no adapter, the attempt is built and started on the thread
+        /// that asks for it, with no task of its own.
+        case immediate(ImmediateBuilder)
+        /// With work that may suspend (a multipart body written to a file): always in a task.
+        case suspending(Builder)
+    }
 
     /// Which direction progress reports follow.
     enum ProgressDirection: Sendable {
@@ -83,7 +94,7 @@ final class RequestCore: Sendable {
     let sink: (any ResponseSink)?
     /// Which bytes progress counts.
     let progressDirection: ProgressDirection
-    private let builder: Builder
+    private let build: Build
     let state = Protected(State())
 
     /// The most body bytes kept in memory for a response the sink declined (an error body).
@@ -91,13 +102,20 @@ final class RequestCore: Sendable {
 
     init(
         host: any RequestHost, sink: (any ResponseSink)? = nil, progress: ProgressDirection = .download,
-        builder: @escaping Builder
+        build: Build
     ) {
         self.host = host
         self.settings = host.settings
         self.sink = sink
         self.progressDirection = progress
-        self.builder = builder
+        self.build = build
+    }
+
+    convenience init(
+        host: any RequestHost, sink: (any ResponseSink)? = nil, progress: ProgressDirection = .download,
+        builder: @escaping Builder
+    ) {
+        self.init(host: host, sink: sink, progress: progress, build: .suspending(builder))
     }
 
     // MARK: Reading
@@ -163,22 +181,15 @@ final class RequestCore: Sendable {
     }
 
     func run(attempt: Int) async {
-        // An invalidated session starts nothing new; a request it runs already goes on. Counted as
-        // running in the locked step that sees the attempt still to build: a request cancelled
-        // before this run is never counted (nothing would uncount it).
-        let refusal = state.withLock { state -> NetworkError? in
-            guard state.machine.phase == .adapting, state.machine.attempt == attempt else { return nil }
-            return host.admit(self)
-        }
-        if let refusal {
-            perform(state.withLock { $0.event { $0.adaptFailed(attempt: attempt) } }, reported: refusal)
-            return
-        }
+        guard admit(attempt: attempt) else { return }
+        let adapters = settings.adapters + state.withLock { $0.adapters }
         var prepared: PreparedRequest
         do {
-            prepared = try await builder(attempt)
+            switch build {
+            case .immediate(let make): prepared = try make(attempt)
+            case .suspending(let make): prepared = try await make(attempt)
+            }
             // With no adapter the request stays as built: no chain to run, nothing to compare.
-            let adapters = settings.adapters + state.withLock { $0.adapters }
             let original = prepared.urlRequest
             if adapters.isEmpty {
                 try FinalRequestCheck.validate(original)
@@ -187,22 +198,68 @@ final class RequestCore: Sendable {
                 // them, then it becomes the URLRequest to send.
                 let adapted = try await adapt(original, with: adapters)
                 prepared.urlRequest = try FinalRequestCheck.validate(adapted)
-            }
-            if !adapters.isEmpty, prepared.urlRequest != original {
-                for monitor in settings.eventMonitors {
-                    monitor.requestDidAdapt(id, from: original, to: prepared.urlRequest)
+                if prepared.urlRequest != original {
+                    for monitor in settings.eventMonitors {
+                        monitor.requestDidAdapt(id, from: original, to: prepared.urlRequest)
+                    }
                 }
             }
         } catch {
-            perform(
-                state.withLock { $0.event { $0.adaptFailed(attempt: attempt) } }, reported: .building(error))
+            buildFailed(.building(error), attempt: attempt)
             return
         }
+        built(prepared, attempt: attempt)
+    }
+
+    /// Builds `attempt` and starts its task on the calling thread, when nothing on the way can
+    /// suspend: an immediate builder and no adapter (adapters are async app code).
+    /// - Returns: `false` when the attempt must be built in a task (see ``run(attempt:)``).
+    private func runWithoutSuspending(attempt: Int) -> Bool {
+        guard case .immediate(let make) = build, settings.adapters.isEmpty,
+            state.withLock({ $0.adapters.isEmpty })
+        else { return false }
+        guard admit(attempt: attempt) else { return true }
+        let prepared: PreparedRequest
+        do {
+            prepared = try make(attempt)
+            try FinalRequestCheck.validate(prepared.urlRequest)
+        } catch {
+            buildFailed(.building(error), attempt: attempt)
+            return true
+        }
+        built(prepared, attempt: attempt)
+        return true
+    }
+
+    /// Counts the request as running before its attempt is built, or fails the attempt when the
+    /// session runs nothing new. An invalidated session starts nothing new; a request it runs
+    /// already goes on. Counted in the locked step that sees the attempt still to build: a
+    /// request cancelled before this is never counted (nothing would uncount it).
+    /// - Returns: Whether the attempt may be built.
+    private func admit(attempt: Int) -> Bool {
+        let refusal = state.withLock { state -> NetworkError? in
+            guard state.machine.phase == .adapting, state.machine.attempt == attempt else { return nil }
+            return host.admit(self)
+        }
+        guard let refusal else { return true }
+        buildFailed(refusal, attempt: attempt)
+        return false
+    }
+
+    /// The attempt could not be built (or was refused): the machine decides what follows.
+    private func buildFailed(_ error: NetworkError, attempt: Int) {
+        perform(state.withLock { $0.event { $0.adaptFailed(attempt: attempt) } }, reported: error)
+    }
+
+    /// The attempt's request is built and checked: after the body rule and the cache's look, the
+    /// machine takes it (and asks for its task).
+    private func built(_ prepared: PreparedRequest, attempt: Int) {
+        var prepared = prepared
         do {
             try BodylessMethodRule.check(prepared.urlRequest, body: prepared.body)
         } catch {
             prepared.removeTemporaryFiles()  // a multipart body built in a file for this attempt
-            perform(state.withLock { $0.event { $0.adaptFailed(attempt: attempt) } }, reported: error)
+            buildFailed(error, attempt: attempt)
             return
         }
         let asksServer = asksServer(prepared.cache, attempt: attempt)
@@ -211,13 +268,19 @@ final class RequestCore: Sendable {
             state.withLock { $0.event { $0.adapted(attempt: attempt, prepared: prepared) } }, built: prepared)
     }
 
-    /// Makes the task of `attempt` (or joins an identical request's), in the locked step that
-    /// finds the attempt running without one, so that a cancel that follows always finds it; then
-    /// starts it outside the lock. The task comes from the session's layers (cache, coalescing,
-    /// transport), watched for its idle timeout when the transport does not enforce it.
+    /// Makes the task of `attempt` (or joins an identical request's) through the session's layers,
+    /// then starts it. The layers and the transport are called outside the request's lock (they
+    /// take locks of their own, and may report a joined exchange's events at once); the task is
+    /// kept in the locked step that finds the attempt still running without one, so a cancel
+    /// that follows always finds it. When the attempt ended meanwhile (a cancel, a deadline), the
+    /// task is cancelled before it ever starts. The task comes from the session's layers (cache,
+    /// coalescing, transport), watched for its idle timeout when the transport does not enforce
+    /// it.
     private func startTask(of attempt: Int) {
-        typealias Made = (any TransportTask, TimeInterval?)
-        let made = state.withLock { state -> Made? in
+        typealias Plan = (
+            prepared: PreparedRequest, atCompletion: Bool, idleTimeout: TimeInterval?, id: UUID?
+        )
+        let plan = state.withLock { state -> Plan? in
             guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest,
                 values.task == nil
             else { return nil }
@@ -225,12 +288,24 @@ final class RequestCore: Sendable {
             let idleTimeout = IdleTimeout.watched(
                 prepared.urlRequest.timeoutInterval, enforcedBy: host.transport)
             let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
-            let task = makeTask(prepared, attempt: attempt, atCompletion: atCompletion, state: &state)
-            state.machine.updateRunning(attempt: attempt) { $0.task = task }
-            return (task, idleTimeout)
+            if !settings.eventMonitors.isEmpty, state.id == nil { state.id = UUID() }
+            return (prepared, atCompletion, idleTimeout, state.id)
         }
-        guard let (task, idleTimeout) = made else { return }
-        if let idleTimeout { watchIdleTimeout(idleTimeout, task: task, attempt: attempt) }
+        guard let plan else { return }
+        let task = makeTask(plan.prepared, attempt: attempt, atCompletion: plan.atCompletion, id: plan.id)
+        let kept = state.withLock { state -> Bool in
+            guard state.machine.isRunning(attempt: attempt), state.machine.latest?.task == nil else {
+                return false
+            }
+            state.machine.updateRunning(attempt: attempt) { $0.task = task }
+            return true
+        }
+        guard kept else {
+            // The attempt ended while its task was made: the task never starts.
+            task.cancel()
+            return
+        }
+        if let idleTimeout = plan.idleTimeout { watchIdleTimeout(idleTimeout, task: task, attempt: attempt) }
         task.resume()
     }
 
@@ -428,8 +503,11 @@ final class RequestCore: Sendable {
         case .createAndResumeTask(let attempt):
             startTask(of: attempt)
         case .buildRequest(let attempt):
-            // Building runs adapters (app code, async) off the caller's thread; a request that is
-            // awaited builds in its waiting task instead (see `outcome()`).
+            // A form read into a request with no adapter is built and sent here, with no task of
+            // its own. Adapters (async app code) and bodies made on disk run in a task, off the
+            // caller's thread; a request that is awaited builds in its waiting task instead (see
+            // `outcome()`).
+            if runWithoutSuspending(attempt: attempt) { return }
             Task { await self.run(attempt: attempt) }
         case .cancelTaskAndBuildRequest(let attempt):
             let (oldTask, oldPrepared) = state.withLock { state in

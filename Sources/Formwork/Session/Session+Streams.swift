@@ -23,11 +23,13 @@ extension Session {
     ) -> StreamRequest {
         let (snapshot, configuration) = (FormSnapshot(form), self.configuration)
         let sink = StreamSink(limit: max(bufferLimit, 1), policy: bufferPolicy, reconnection: reconnection)
-        let core = RequestCore(host: self, sink: sink, progress: .download) { _ in
-            var request = try URLRequestBuilder.request(for: snapshot, configuration: configuration)
-            sink.prepare(&request)
-            return PreparedRequest(urlRequest: request, redirectPolicy: snapshot.redirectPolicy)
-        }
+        let core = RequestCore(
+            host: self, sink: sink, progress: .download,
+            build: .immediate { _ in
+                var request = try URLRequestBuilder.request(for: snapshot, configuration: configuration)
+                sink.prepare(&request)
+                return PreparedRequest(urlRequest: request, redirectPolicy: snapshot.redirectPolicy)
+            })
         // The stream's last word on how a connection ended (runs after any status check).
         core.updateValidation { rules in
             rules.custom.append { _, response, _ in try sink.checkEnd(response) }

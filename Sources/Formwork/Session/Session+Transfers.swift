@@ -41,17 +41,19 @@ extension Session {
         _ form: some DownloadFormable, file: DownloadFile, isolation: isolated (any Actor)? = #isolation
     ) -> DownloadRequest {
         let (snapshot, configuration) = (FormSnapshot(form), self.configuration)
-        let core = RequestCore(host: self, sink: file, progress: .download) { _ in
-            var request = try URLRequestBuilder.request(for: snapshot, configuration: configuration)
-            // Ranges and byte counts refer to the bytes on disk: ask for them unencoded.
-            if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-                request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-            }
-            for (name, value) in file.rangeHeaders {
-                request.setValue(value, forHTTPHeaderField: name)
-            }
-            return PreparedRequest(urlRequest: request, redirectPolicy: snapshot.redirectPolicy)
-        }
+        let core = RequestCore(
+            host: self, sink: file, progress: .download,
+            build: .immediate { _ in
+                var request = try URLRequestBuilder.request(for: snapshot, configuration: configuration)
+                // Ranges and byte counts refer to the bytes on disk: ask for them unencoded.
+                if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+                    request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+                }
+                for (name, value) in file.rangeHeaders {
+                    request.setValue(value, forHTTPHeaderField: name)
+                }
+                return PreparedRequest(urlRequest: request, redirectPolicy: snapshot.redirectPolicy)
+            })
         let request = DownloadRequest(core: core, file: file)
         core.scheduleStart(isolation: isolation)
         return request

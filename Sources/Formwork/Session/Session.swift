@@ -23,18 +23,21 @@ public final class Session: Sendable {
     /// What carries the requests: ``Configuration/transport``, or a ``URLSessionTransport`` of the
     /// session's own. Chosen when the first request needs it (see `transportChoice`).
     var transport: any Transport {
-        transportChoice.withLock { choice in
-            if let chosen = choice.transport { return chosen }
-            if choice.isReleased { return InvalidatedTransport() }
-            if let given = configuration.transport ?? Self.transportForTesting.withLock({ $0 }) {
-                choice.transport = given
-                return given
-            }
-            let own = URLSessionTransport(configuration: choice.urlSessionConfiguration)
-            choice.transport = own
-            choice.ownsTransport = true
-            return own
+        transportChoice.withLock { choose(&$0) }
+    }
+
+    /// The transport, chosen now if it was not yet (in the locked step of `transportChoice`).
+    private func choose(_ choice: inout TransportChoice) -> any Transport {
+        if let chosen = choice.transport { return chosen }
+        if choice.isReleased { return InvalidatedTransport() }
+        if let given = configuration.transport ?? Self.transportForTesting.withLock({ $0 }) {
+            choice.transport = given
+            return given
         }
+        let own = URLSessionTransport(configuration: choice.urlSessionConfiguration)
+        choice.transport = own
+        choice.ownsTransport = true
+        return own
     }
 
     /// The built-in URLSession transport, when the session uses it.
@@ -52,6 +55,9 @@ public final class Session: Sendable {
         var ownsTransport = false
         /// Whether the transport was let go (after an invalidation: it is never made again).
         var isReleased = false
+        /// The transport with the session's feature layers around it, assembled once with the
+        /// transport (see ``Session/layeredTransport``).
+        var layered: (any Transport)?
     }
 
     /// The transport once chosen, and how (see ``TransportChoice``).
@@ -64,10 +70,31 @@ public final class Session: Sendable {
     /// The coalescable network requests in flight.
     let coalescer = Coalescer()
     /// What the engine hands every attempt's exchange to: the features that are layers around the
-    /// transport (the HTTP cache when the session has one, then coalescing), then the transport.
+    /// transport, only those the session uses (the HTTP cache when it has one, then coalescing
+    /// when it is on, or else the report of each start to the event monitors when there are
+    /// any), then the transport. Assembled once, when the transport is chosen.
     var layeredTransport: any Transport {
-        let coalescing = CoalescingTransport(base: transport, coalescer: coalescer)
-        guard let cache = configuration.cache else { return coalescing }
+        transportChoice.withLock { choice in
+            if let layered = choice.layered { return layered }
+            let layered = layers(around: choose(&choice))
+            if choice.transport != nil { choice.layered = layered }
+            return layered
+        }
+    }
+
+    /// The session's feature layers around `transport`.
+    private func layers(around transport: any Transport) -> any Transport {
+        // The coalescing layer reports what each exchange sends to the event monitors; without
+        // it, a layer that does only that, when there are monitors.
+        let base: any Transport =
+            if configuration.coalescesRequests {
+                CoalescingTransport(base: transport, coalescer: coalescer)
+            } else if !settings.eventMonitors.isEmpty {
+                StartReportingTransport(base: transport)
+            } else {
+                transport
+            }
+        guard let cache = configuration.cache else { return base }
         let settings = self.settings
         let rules = CachingTransport.ExchangeRules(
             redirect: { response, request in
@@ -78,7 +105,7 @@ public final class Session: Sendable {
                 settings.credential(isProxy: isProxy, previousFailures: previousFailures)
             })
         return CachingTransport(
-            base: coalescing, cache: cache, sensitiveHeaders: settings.sensitiveHeaders, rules: rules)
+            base: base, cache: cache, sensitiveHeaders: settings.sensitiveHeaders, rules: rules)
     }
 
     /// Creates a session.
@@ -117,6 +144,7 @@ public final class Session: Sendable {
         let released = transportChoice.withLock { choice -> (any Transport)? in
             defer {
                 choice.transport = nil
+                choice.layered = nil
                 choice.isReleased = true
             }
             return choice.ownsTransport ? choice.transport : nil
@@ -172,7 +200,7 @@ public final class Session: Sendable {
         return DataRequest(
             core: RequestCore(
                 host: self,
-                builder: { _ in
+                build: .immediate { _ in
                     PreparedRequest(
                         urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration),
                         coalesces: form.coalescesRequests && form.redirectPolicy == nil,

@@ -33,3 +33,20 @@ final class StartReportingTask: TransportTask {
         task.cancel()
     }
 }
+
+/// A layer that only reports what each exchange sends (see ``StartReportingTask``): what a
+/// session with event monitors uses when no other layer (coalescing) reports it.
+struct StartReportingTransport: Transport {
+    /// The transport under the layer.
+    let base: any Transport
+
+    func makeTask(for request: TransportRequest, events: any TransportEvents) -> any TransportTask {
+        let task = base.makeTask(for: request, events: events)
+        guard let report = request.reportStart else { return task }
+        return StartReportingTask(task, sending: request.urlRequest, report: report)
+    }
+
+    func enforcesIdleTimeout(of seconds: TimeInterval) -> Bool {
+        base.enforcesIdleTimeout(of: seconds)
+    }
+}

@@ -43,6 +43,8 @@ final class CachingTask: TransportTask {
             return true
         }
         guard starts else { return }
+        // The one hop the cache adds, only to a session that has a cache: the lookup awaits the
+        // cache (an actor; a disk cache reads files), which `resume()` must not wait for.
         Task { await lookUpAndRun() }
     }
 

@@ -182,13 +182,13 @@ final class RequestCore: Sendable {
 
     func run(attempt: Int) async {
         guard admit(attempt: attempt) else { return }
-        let adapters = settings.adapters + state.withLock { $0.adapters }
         var prepared: PreparedRequest
         do {
             switch build {
             case .immediate(let make): prepared = try make(attempt)
             case .suspending(let make): prepared = try await make(attempt)
             }
+            let adapters = settings.adapters + state.withLock { $0.adapters }
             // With no adapter the request stays as built: no chain to run, nothing to compare.
             let original = prepared.urlRequest
             if adapters.isEmpty {

@@ -7,7 +7,8 @@ import Foundation
 /// 1. small GET + JSON decode, sequential; 2. the same with 64 in flight; 3. a large download
 /// (bare `download(for:)`, a `downloadTask` with progress, Formwork with progress); 4. a large
 /// multipart upload from a file; 5. a resume after a cut at 50 %; then coalescing, cached hits and
-/// both transports beside bare URLSession and AsyncHTTPClient (``Transports``).
+/// both transports beside bare URLSession and AsyncHTTPClient (``Transports``). With
+/// `--only features`, what each feature adds to a small request (``FeatureCosts``).
 ///
 ///     swift build -c release --package-path Examples --product Benchmark
 ///     Examples/.build/release/Benchmark [--quick] [--size BYTES] [--requests N] [--only PHASE]
@@ -16,8 +17,9 @@ import Foundation
 /// for correctness failures, 2 for a bad command line.
 ///
 /// `main` is synchronous: the work runs in a detached task while the main thread waits on a
-/// semaphore. Nothing here uses the main actor, and an async `main` (which parks the main thread
-/// in `dispatchMain`) crashes valgrind 3.19, which the benchmark's profiling runs need:
+/// semaphore (in the features phase, whose hooks need the main actor, it runs the main run loop
+/// instead). An async `main` (which parks the main thread in `dispatchMain`) crashes valgrind
+/// 3.19, which the benchmark's profiling runs need:
 ///
 ///     DemoServer --port 8080 &   # valgrind cannot start it; and strip -g the binary for valgrind 3.19
 ///     valgrind --tool=callgrind ./Benchmark.nodebug --only small --requests 200 --server http://127.0.0.1:8080
@@ -32,6 +34,16 @@ struct Benchmark {
             if !message.isEmpty { print("Benchmark: \(message)") }
             print(Options.usage)
             exit(message.isEmpty ? 0 : 2)
+        }
+        if options.phases.contains(.features) {
+            // The features phase's hooks run on the main actor, whose jobs go to the main queue:
+            // the main thread serves it in its run loop (which valgrind runs, unlike
+            // `dispatchMain`) until the work is done and exits there.
+            Task.detached {
+                let count = await run(options)
+                DispatchQueue.main.async { exit(count == 0 ? 0 : 1) }
+            }
+            while true { _ = RunLoop.main.run(mode: .default, before: .distantFuture) }
         }
         let done = DispatchSemaphore(value: 0)
         let failures = Locked(0)
@@ -64,6 +76,8 @@ struct Benchmark {
                 await Transports(base: base, options: options, directory: directory).run(report: report)
             case .outbox:
                 await OutboxEnqueue(options: options, directory: directory).run(report: report)
+            case .features:
+                await FeatureCosts(base: base, options: options).run(report: report)
             }
         }
     }

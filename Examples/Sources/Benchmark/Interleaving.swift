@@ -11,12 +11,16 @@ extension SmallRequests {
     ///   - rounds: How many rounds.
     ///   - requests: Requests per side and round.
     ///   - concurrency: How many requests are in flight.
+    ///   - warmUp: Requests each side sends before the rounds; `nil` for a fifth of `requests`
+    ///     (at least 50).
     /// - Returns: One sample per side and round.
     static func interleavedRounds<Side: Hashable & Sendable>(
-        _ sides: [(Side, @Sendable () async throws -> Void)], rounds: Int, requests: Int, concurrency: Int
+        _ sides: [(Side, @Sendable () async throws -> Void)], rounds: Int, requests: Int, concurrency: Int,
+        warmUp: Int? = nil
     ) async throws -> [Side: [Sample]] {
         for (_, operation) in sides {
-            _ = try await measure(count: max(50, requests / 5), concurrency: concurrency, operation)
+            _ = try await measure(
+                count: warmUp ?? max(50, requests / 5), concurrency: concurrency, operation)
         }
         var samples: [Side: [Sample]] = [:]
         let block = blockSize(concurrency: concurrency)

@@ -16,6 +16,30 @@ struct Options: Sendable {
         case formworkAHC = "formwork-ahc"
     }
 
+    /// One variant of the features phase: the bare transport, a Formwork session with nothing
+    /// switched on, or that session with one feature on (`--side` names one to count it alone).
+    enum Feature: String, CaseIterable, Sendable {
+        /// Raw `URLSession.data(for:)` + `JSONDecoder`, without a URLCache.
+        case bare
+        /// A session with no cache, no coalescing, no monitors, no retriers.
+        case plain
+        /// `plain` with an in-memory `HTTPCache` (every request misses: `/weather` is not storable).
+        case cache
+        /// `plain` with coalescing on (the session default).
+        case coalescing
+        /// `plain` with one event monitor that does nothing.
+        case monitor
+        /// `plain` with a `RetryPolicy` that never fires (every request succeeds).
+        case retrier
+        /// `plain`, each request made and awaited on the main actor: what the two hooks below
+        /// add to, since they run there.
+        case mainActor = "main-actor"
+        /// `main-actor` with a progress observer on each request.
+        case progress
+        /// `main-actor` with `.load(...)` showing a headless mask on each request.
+        case loadHook = "load-hook"
+    }
+
     /// The phases the benchmark can run.
     enum Phase: String, CaseIterable, Sendable {
         case small
@@ -26,6 +50,7 @@ struct Options: Sendable {
         case cache
         case transports
         case outbox
+        case features
     }
 
     /// Bytes per download and upload (1 GiB by default, 64 MiB with `--quick`).
@@ -38,14 +63,16 @@ struct Options: Sendable {
     var transferRounds = 3
     /// How many small requests are in flight in the concurrent phase.
     var concurrency = 64
-    /// The phases to run, in order.
-    var phases = Phase.allCases
+    /// The phases to run, in order: all but `features`, which runs only with `--only features`.
+    var phases = Phase.allCases.filter { $0 != .features }
     /// `true` with `--quick`.
     var quick = false
     /// A running DemoServer to use instead of starting one (`--server URL`).
     var server: String?
     /// Only this side of the small requests (`--side`), e.g. under callgrind.
     var side: Side?
+    /// Only this variant of the features phase (`--side` with `--only features`), e.g. under callgrind.
+    var feature: Feature?
     /// A simulated link (`--link rtt=40ms,rate=400mbit`): the small requests and the download run
     /// again through a `LinkProxy` in front of the server.
     var link: LinkSpec?
@@ -73,10 +100,13 @@ struct Options: Sendable {
           --quick               the reduced sizes, for CI (about a minute in release)
           --only PHASE          run one phase: small, download, upload, resume, coalescing, cache,
                                 transports (both transports beside bare URLSession and AsyncHTTPClient;
-                                its download uses --size) or outbox (enqueue cost)
+                                its download uses --size), outbox (enqueue cost) or features (what
+                                each feature adds to a small request; not run without --only)
           --server URL          use a running DemoServer (e.g. under valgrind, which cannot start one)
           --side SIDE           small requests through one side only (to profile it): raw or formwork;
-                                in the transports phase also ahc or formwork-ahc
+                                in the transports phase also ahc or formwork-ahc; in the features
+                                phase one of bare, plain, cache, coalescing, monitor, retrier,
+                                main-actor, progress, load-hook
           --link SPEC           then run small requests, the download and the transports again over
                                 a simulated link, e.g. rtt=40ms,rate=400mbit (a LinkProxy in front
                                 of the server)
@@ -130,10 +160,13 @@ struct Options: Sendable {
             case "--server": options.server = try next(flag)
             case "--side":
                 let name = try next(flag)
-                guard let side = Side(rawValue: name) else {
+                if let side = Side(rawValue: name) {
+                    options.side = side
+                } else if let feature = Feature(rawValue: name) {
+                    options.feature = feature
+                } else {
                     throw Invalid(description: "unknown side \"\(name)\"")
                 }
-                options.side = side
             case "--link":
                 do {
                     options.link = try LinkSpec(parsing: try next(flag))
@@ -147,6 +180,12 @@ struct Options: Sendable {
             default: throw Invalid(description: "unknown argument \"\(flag)\"")
             }
             index += 1
+        }
+        if options.phases == [.features], let side = options.side {
+            throw Invalid(description: "--side \(side.rawValue) is not a variant of the features phase")
+        }
+        if options.phases != [.features], let feature = options.feature {
+            throw Invalid(description: "--side \(feature.rawValue) needs --only features")
         }
         if options.linkOnly, options.link == nil {
             throw Invalid(description: "--link-only needs --link")

@@ -48,6 +48,8 @@ final class SharedExchangeTask: TransportTask {
     let events: any TransportEvents
     /// The shared exchange, and whether this caller leads it; set once, right after it is made.
     private let entry = Protected<Coalescer.Entry?>(nil)
+    /// Whether this caller, leading the exchange, started it.
+    private let resumedLeader = Protected(false)
     /// What the caller's request sends (or would, had it not joined another's exchange).
     private let sending: URLRequest
     /// Told whether the caller sends or joins, when it resumes (see ``TransportRequest``).
@@ -81,6 +83,7 @@ final class SharedExchangeTask: TransportTask {
         switch entry.withLock({ $0 }) {
         case .lead(let flight):
             report?(sending, nil)
+            resumedLeader.withLock { $0 = true }
             flight.task.resume()
         case .follow(let flight):
             if let report, let leaderID = flight.leaderID { report(sending, leaderID) }
@@ -90,7 +93,13 @@ final class SharedExchangeTask: TransportTask {
     }
 
     func cancel() {
-        guard let flight, flight.leave(self) else { return }
-        flight.task.cancel()
+        guard let flight else { return }
+        if flight.leave(self) {
+            flight.task.cancel()
+        } else if case .lead = entry.withLock({ $0 }), !resumedLeader.withLock({ $0 }) {
+            // A leader cancelled before it started the exchange (its request ended while the
+            // task was being made): the callers that joined it still wait for it, so it starts.
+            flight.task.resume()
+        }
     }
 }

@@ -124,6 +124,55 @@ struct CoalescerTests {
     }
 }
 
+extension CoalescerTests {
+    @Test("A leader cancelled before it started the exchange starts it for a caller that joined")
+    func leaderLeavingUnstartedStartsTheExchange() throws {
+        let coalescer = Coalescer()
+        let key = try key()
+        let base = CountingTask()
+        let request = URLRequest(url: URL(fileURLWithPath: "/"))
+        func shared(attempt: Int) -> SharedExchangeTask {
+            let core = session.makeDataRequest(TestForm(url: "http://127.0.0.1/a")).core
+            let task = SharedExchangeTask(
+                events: AttemptEvents(core: core, attempt: attempt), sending: request, report: nil)
+            task.attach(coalescer.enter(key, as: task, deliversAtCompletion: false) { _ in base })
+            return task
+        }
+        let leader = shared(attempt: 1)
+        let follower = shared(attempt: 2)
+        leader.cancel()
+        #expect(base.counts.current == .init(resumes: 1, cancels: 0))
+        follower.cancel()
+        #expect(base.counts.current == .init(resumes: 1, cancels: 1))
+    }
+
+    @Test("A leader cancelled before it started, with nobody else, cancels the exchange unstarted")
+    func lastLeaderLeavingUnstartedCancels() throws {
+        let coalescer = Coalescer()
+        let key = try key()
+        let base = CountingTask()
+        let core = session.makeDataRequest(TestForm(url: "http://127.0.0.1/a")).core
+        let leader = SharedExchangeTask(
+            events: AttemptEvents(core: core, attempt: 1),
+            sending: URLRequest(url: URL(fileURLWithPath: "/")),
+            report: nil)
+        leader.attach(coalescer.enter(key, as: leader, deliversAtCompletion: false) { _ in base })
+        leader.cancel()
+        #expect(base.counts.current == .init(resumes: 0, cancels: 1))
+    }
+}
+
+/// A transport task that counts how often it is resumed and cancelled.
+private final class CountingTask: TransportTask {
+    struct Counts: Equatable {
+        var resumes = 0
+        var cancels = 0
+    }
+    let counts = Protected(Counts())
+    func resume() { counts.withLock { $0.resumes += 1 } }
+    func cancel() { counts.withLock { $0.cancels += 1 } }
+}
+
 /// A transport task that is never resumed: the table's rules need only its identity.
 private final class IdleTask: TransportTask {
     func resume() {}

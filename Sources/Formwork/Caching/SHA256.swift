@@ -23,57 +23,76 @@ enum SHA256 {
 
     /// The digest of `text`'s UTF-8 bytes as 64 lower-case hex digits.
     static func hex(_ text: String) -> String {
-        digest(Array(text.utf8)).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }.joined()
+        let hexDigits: StaticString = "0123456789abcdef"
+        var digits = [UInt8](repeating: 0, count: 64)
+        for (index, byte) in digest(Array(text.utf8)).enumerated() {
+            digits[2 * index] = hexDigits.utf8Start[Int(byte >> 4)]
+            digits[2 * index + 1] = hexDigits.utf8Start[Int(byte & 0x0F)]
+        }
+        return String(decoding: digits, as: UTF8.self)
     }
 
-    /// The 32-byte digest of `message`.
+    /// The 32-byte digest of `message`. Written for a lookup's cost (a cache key is hashed on
+    /// every request to a cached session): one buffer for the padded message, one for the
+    /// schedule, no allocation per block or per byte.
     static func digest(_ message: [UInt8]) -> [UInt8] {
-        var hash: [UInt32] = [
+        var hash: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab,
-            0x5be0_cd19,
-        ]
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
+            0x5be0_cd19
+        )
+        // The message, 0x80, zeros up to 56 mod 64, then the length in bits (big-endian).
+        let paddedCount = (message.count + 9 + 63) / 64 * 64
+        var padded = [UInt8](repeating: 0, count: paddedCount)
+        padded.replaceSubrange(0..<message.count, with: message)
+        padded[message.count] = 0x80
         let bitLength = UInt64(message.count) &* 8
-        for shift in stride(from: 56, through: 0, by: -8) {
-            padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        for index in 0..<8 {
+            padded[paddedCount - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> UInt64(8 * index))
         }
         var schedule = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: padded.count, by: 64) {
-            for index in 0..<16 {
-                let offset = blockStart + index * 4
-                schedule[index] =
-                    UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16
-                    | UInt32(padded[offset + 2]) << 8 | UInt32(padded[offset + 3])
+        padded.withUnsafeBufferPointer { bytes in
+            schedule.withUnsafeMutableBufferPointer { w in
+                roundConstants.withUnsafeBufferPointer { k in
+                    for blockStart in stride(from: 0, to: paddedCount, by: 64) {
+                        for index in 0..<16 {
+                            let offset = blockStart + index * 4
+                            w[index] =
+                                UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16
+                                | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+                        }
+                        for index in 16..<64 {
+                            let s0 =
+                                rotate(w[index - 15], 7) ^ rotate(w[index - 15], 18) ^ (w[index - 15] >> 3)
+                            let s1 =
+                                rotate(w[index - 2], 17) ^ rotate(w[index - 2], 19) ^ (w[index - 2] >> 10)
+                            w[index] = w[index - 16] &+ s0 &+ w[index - 7] &+ s1
+                        }
+                        var (a, b, c, d, e, f, g, h) = hash
+                        for index in 0..<64 {
+                            let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                            let choice = (e & f) ^ (~e & g)
+                            let temp1 = h &+ sum1 &+ choice &+ k[index] &+ w[index]
+                            let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                            let majority = (a & b) ^ (a & c) ^ (b & c)
+                            let temp2 = sum0 &+ majority
+                            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+                        }
+                        hash = (
+                            hash.0 &+ a, hash.1 &+ b, hash.2 &+ c, hash.3 &+ d, hash.4 &+ e, hash.5 &+ f,
+                            hash.6 &+ g, hash.7 &+ h
+                        )
+                    }
+                }
             }
-            for index in 16..<64 {
-                let s0 =
-                    rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18)
-                    ^ (schedule[index - 15] >> 3)
-                let s1 =
-                    rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19)
-                    ^ (schedule[index - 2] >> 10)
-                schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (
-                hash[0], hash[1], hash[2], hash[3], hash[4], hash[5], hash[6], hash[7]
-            )
-            for index in 0..<64 {
-                let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ schedule[index]
-                let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let temp2 = sum0 &+ majority
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-            }
-            for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { hash[index] = hash[index] &+ value }
         }
-        return hash.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
+        let words = [hash.0, hash.1, hash.2, hash.3, hash.4, hash.5, hash.6, hash.7]
+        var result = [UInt8](repeating: 0, count: 32)
+        for (index, word) in words.enumerated() {
+            for byte in 0..<4 {
+                result[4 * index + byte] = UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * byte))
+            }
+        }
+        return result
     }
 
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {

@@ -141,11 +141,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         do {
             guard let url = urlRequest.url else { throw URLError(.badURL) }
             var headers = NIOHTTP1.HTTPHeaders()
-            for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
-                switch Self.asciiLowercased(name) {
-                case "content-length", "transfer-encoding": continue
-                default: headers.add(name: name, value: value)
-                }
+            for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] where !Self.isFraming(name) {
+                headers.add(name: name, value: value)
             }
             hop = try HTTPClient.Request(
                 url: url, method: NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
@@ -322,18 +319,18 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
     static func head(of head: HTTPResponseHead, url: URL) -> TransportResponseHead {
         TransportResponseHead(
             url: url, statusCode: Int(head.status.code),
-            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+            httpVersion: head.version == .http1_1
+                ? "HTTP/1.1" : "HTTP/\(head.version.major).\(head.version.minor)",
             headerFields: head.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
     }
 
-    /// `name` with ASCII capitals made small (field names are ASCII tokens): far cheaper than
-    /// `lowercased()`, which handles all of Unicode.
-    private static func asciiLowercased(_ name: String) -> String {
-        var bytes = Array(name.utf8)
-        for index in bytes.indices where bytes[index] >= 0x41 && bytes[index] <= 0x5A {
-            bytes[index] |= 0x20
-        }
-        return String(decoding: bytes, as: UTF8.self)
+    /// Whether `name` is `Content-Length` or `Transfer-Encoding` (ASCII letter case ignored),
+    /// which AsyncHTTPClient sets from the body: compared in place, with no new string.
+    private static func isFraming(_ name: String) -> Bool {
+        let count = name.utf8.count
+        guard count == 14 || count == 17 else { return false }
+        let wanted = count == 14 ? "content-length" : "transfer-encoding"
+        return name.utf8.elementsEqual(wanted.utf8) { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
     }
 
     /// Body bytes: to Formwork (inline, or in batches on ``delivery`` with back-pressure), or

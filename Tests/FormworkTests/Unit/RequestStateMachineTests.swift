@@ -8,6 +8,11 @@ extension PreparedRequest {
     static let test = PreparedRequest(urlRequest: URLRequest(url: URL(fileURLWithPath: "/")))
 }
 
+extension RequestOutcome {
+    /// An outcome for the machine's tests, which only keep it.
+    static let test = RequestOutcome(request: nil, head: nil, data: nil, error: nil, attempt: 1, duration: 0)
+}
+
 /// A machine driven to `running(attempt: 1)`.
 func runningMachine() -> RequestStateMachine {
     var machine = RequestStateMachine()

@@ -120,7 +120,8 @@ struct RequestStateMachine: Sendable {
         /// Ask the retriers about the failure of `attempt`, then report `retryDecided` or
         /// `retryNotNeeded`.
         case askRetriers(attempt: Int)
-        /// Give up `attempt`'s task and wait `delay` seconds, then report `retryWaitEnded`.
+        /// Give up `attempt`'s task and wait `delay` seconds (report `retryWaitStarted` with the
+        /// wait's timer), then report `retryWaitEnded`.
         case scheduleRetry(after: Double, attempt: Int)
         /// Cancel the old attempt's task at once and build the request of `attempt`.
         case cancelTaskAndBuildRequest(attempt: Int)
@@ -371,15 +372,6 @@ struct RequestStateMachine: Sendable {
         state = .askingRetriers(values)
         if let reconnectAfter { return reconnectDecided(attempt: attempt, delay: reconnectAfter) }
         return .askRetriers(attempt: attempt)
-    }
-
-    /// The task of `attempt` ended: `failure` is nil for a success. The same as
-    /// ``attemptSucceeded(attempt:wantsNextSegment:)`` or
-    /// ``attemptFailed(attempt:failure:isCachedFirstAnswer:reconnectAfter:)`` with neither the sink
-    /// nor the cache asking for anything.
-    mutating func completed(attempt: Int, failure: NetworkError?) -> Action {
-        guard let failure else { return attemptSucceeded(attempt: attempt) }
-        return attemptFailed(attempt: attempt, failure: failure)
     }
 
     /// Nothing moved for `attempt` during its idle timeout (the owner's watch says so): its task is

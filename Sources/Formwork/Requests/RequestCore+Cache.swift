@@ -3,7 +3,9 @@ import Foundation
 // What the engine knows of the HTTP cache. The cache is a layer around the transport
 // (`CachingTransport`): it looks attempts up, answers them, revalidates and stores, and marks
 // each response with its source. The engine tells it how an attempt may use it (`CacheUse`) and
-// keeps one rule of its own, the state machine's: cache-then-network's second delivery.
+// keeps three rules of its own, here: which attempts ask the server, the background refresh after
+// cache-then-network's cached answer, and that such an answer failing validation is dropped (the
+// machine hears it with the attempt's failure and starts the next attempt).
 extension RequestCore {
     /// Whether `attempt` asks the server whatever is stored (see ``CacheUse/asksServer``): the
     /// second delivery of cache-then-network, or a retry of an attempt the cache answered (a
@@ -17,14 +19,16 @@ extension RequestCore {
 
     /// Whether the attempt's response is the cached first answer of cache-then-network: once it is
     /// delivered the request reloads in the background; when it fails validation it is dropped
-    /// (see ``dropsFailedCachedAnswer(attempt:)``).
+    /// like a miss, and the network's answer, from the next attempt at once, is the one delivered
+    /// (the machine's `attemptFailed` with `isCachedFirstAnswer`; the retriers are not asked:
+    /// nothing failed on the network).
     static func isCacheThenNetworkAnswer(_ attempt: RequestAttempt) -> Bool {
         attempt.prepared.cache?.policy == .cacheThenNetwork && attempt.delivery.source == .cache
     }
 
     /// Cache-then-network's second answer: once the cached answer of `attempt` is delivered, the
     /// request reloads in the background (no load mask: the cached value is on screen). Nothing
-    /// happens when that answer was dropped (see ``dropsFailedCachedAnswer(attempt:)``) or the
+    /// happens when that answer was dropped (see ``isCacheThenNetworkAnswer(_:)``) or the
     /// request was cancelled meanwhile.
     func refreshInBackground(after attempt: Int) {
         perform(
@@ -32,18 +36,5 @@ extension RequestCore {
                 guard state.machine.attempt == attempt else { return .none }
                 return state.event { $0.reload(background: true) }
             })
-    }
-
-    /// Whether the failure of `attempt` is that of a cached answer of cache-then-network (it
-    /// failed validation): such an answer is dropped like a miss, and the network's answer, from
-    /// the next attempt at once, is the one delivered. The retriers are not asked: nothing failed
-    /// on the network.
-    func dropsFailedCachedAnswer(attempt: Int) -> Bool {
-        state.withLock { state in
-            guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest else {
-                return false
-            }
-            return Self.isCacheThenNetworkAnswer(values)
-        }
     }
 }

@@ -24,7 +24,7 @@ extension RequestCore {
             while true {
                 guard
                     let (link, outcome) = state.withLock({ state in
-                        state.outcome.map { (state.links[index], $0) }
+                        state.machine.outcome.map { (state.links[index], $0) }
                     })
                 else { return }
                 await link(outcome)
@@ -50,7 +50,7 @@ extension RequestCore {
             if let attempt { await run(attempt: attempt) }
             return await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> RequestOutcome? in
-                    if let outcome = state.outcome { return outcome }
+                    if let outcome = state.machine.outcome { return outcome }
                     state.waiters.append { continuation.resume(returning: $0) }
                     return nil
                 }

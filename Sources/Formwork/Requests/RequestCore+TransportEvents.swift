@@ -118,15 +118,7 @@ extension RequestCore {
                 let progress = try sink.write(data)
                 updateProgress(progress, attempt: attempt)
             } catch {
-                let task = state.withLock { state -> (any TransportTask)? in
-                    state.machine.updateRunning(attempt: attempt) { values in
-                        values.sinkFailure = error
-                        return values.task
-                    } ?? nil
-                }
-                // A cancelled task reports nothing more: the attempt ends here, with the sink's error.
-                task?.cancel()
-                taskDidComplete(error: URLError(.cancelled), attempt: attempt)
+                perform(state.withLock { $0.event { $0.sinkWriteFailed(attempt: attempt, error: error) } })
             }
         }
     }
@@ -201,25 +193,34 @@ extension RequestCore {
                 request: request, response: response, data: body,
                 defaultStatusCodes: settings.acceptableStatusCodes)
         }
+        // The sink and the cache answer what only they know; the machine decides what follows.
         guard let failure else {
-            if sink?.wantsNextSegment() == true {
-                restartAttemptNow(after: attempt)
-                return
-            }
-            if let final = finalProgress(attempt: attempt) {
+            let wantsNextSegment = sink?.wantsNextSegment() == true
+            if !wantsNextSegment, let final = finalProgress(attempt: attempt) {
                 updateProgress(final, attempt: attempt)
             }
-            perform(state.withLock { $0.event { $0.completed(attempt: attempt, failure: nil) } })
-            if snapshot.refreshesAfterAnswer { refreshInBackground(after: attempt) }
+            perform(
+                state.withLock {
+                    $0.event { $0.attemptSucceeded(attempt: attempt, wantsNextSegment: wantsNextSegment) }
+                })
+            if !wantsNextSegment, snapshot.refreshesAfterAnswer { refreshInBackground(after: attempt) }
             return
         }
-        if !failure.isCancelled, dropsFailedCachedAnswer(attempt: attempt) {
-            restartAttemptNow(after: attempt)
-            return
-        }
-        passOnLatestProgress(attempt: attempt)
+        // A failed cached answer of cache-then-network is dropped like a miss (see
+        // `isCacheThenNetworkAnswer`): it has no progress to pass on, no reconnection to ask about.
+        let isCachedFirstAnswer = snapshot.refreshesAfterAnswer
+        let dropsAnswer = isCachedFirstAnswer && !failure.isCancelled
+        if !dropsAnswer { passOnLatestProgress(attempt: attempt) }
+        let reconnectAfter =
+            dropsAnswer || failure.isCancelled ? nil : sink?.reconnectDelay(after: failure)
         perform(
-            state.withLock { $0.event { $0.completed(attempt: attempt, failure: failure) } },
+            state.withLock {
+                $0.event {
+                    $0.attemptFailed(
+                        attempt: attempt, failure: failure, isCachedFirstAnswer: isCachedFirstAnswer,
+                        reconnectAfter: reconnectAfter)
+                }
+            },
             reported: failure)
     }
 

@@ -6,9 +6,11 @@ import Foundation
 /// All mutable state sits in one struct behind one lock. Every rule (attempts, retries, retry
 /// waits, deadlines, cancellation, reloads, the exactly-once ordered delivery to handlers) is
 /// decided by `RequestStateMachine`, held in that state: this class feeds it events and
-/// performs the actions it returns, outside the lock. The values of an attempt (its request,
-/// task, response, body, byte counts and progress) live in the machine's state
-/// (`RequestAttempt`), never beside it: a new attempt starts empty by construction.
+/// performs the actions it returns, outside the lock. The values of a run live in the machine's
+/// states, never beside it: an attempt's request, task, response, body, byte counts and progress
+/// (`RequestAttempt`, so a new attempt starts empty by construction), the retry wait, the
+/// deadline and its timer, and the outcome. What the sink or the cache answer reaches the machine
+/// with the event it decides on.
 final class RequestCore: Sendable {
     /// One link of the handler chain: runs once per attempt with that attempt's outcome.
     typealias Link = @Sendable (RequestOutcome) async -> Void
@@ -39,38 +41,25 @@ final class RequestCore: Sendable {
         var id: UUID?
         /// Every rule of the request; the fields below are the values its actions work on.
         var machine = RequestStateMachine()
+        /// When the current run started, by the owner's clock: only the outcome's duration reads
+        /// it, no rule of the machine.
         var startedAt: Date?
         var validation = ValidationRules()
         var adapters: [any RequestAdapter] = []
         var retriers: [any RequestRetrier] = []
         var progressObservers: [ProgressObserver] = []
-        var outcome: RequestOutcome?
         /// The handler chain, in the order chained (the machine says which one runs next).
         var links: [Link] = []
         var attemptStartHandlers: [@MainActor @Sendable () -> Void] = []
         var waiters: [@Sendable (RequestOutcome) -> Void] = []
-        var deadlineTimer: Task<Void, Never>?
-        /// Whether the deadline was set by the request itself (`deadline(_:)`): the session's
-        /// default deadline must not replace it.
-        var hasOwnDeadline = false
-        /// The deadline in seconds (the request's own or the session's), set again for each
-        /// reload: a reload is a new run of the request and gets the whole deadline again.
-        var deadlineSeconds: TimeInterval?
-        /// The wait before a retry; cancelled when the request ends meanwhile, so nothing sleeps on
-        /// holding the request.
-        var retryWait: Task<Void, Never>?
 
-        /// Feeds the machine one event. A reload it starts also clears the previous run's outcome
-        /// in the same locked step, so no reader sees it afterwards (the machine itself dropped the
-        /// last attempt's values).
+        /// Feeds the machine one event. A reload it starts also starts the new run's clock in the
+        /// same locked step (the machine itself dropped the previous run's outcome and attempt).
         mutating func event(_ apply: (inout RequestStateMachine) -> RequestStateMachine.Action)
             -> RequestStateMachine.Action
         {
             let action = apply(&machine)
-            if case .reload = action {
-                outcome = nil
-                startedAt = Date()
-            }
+            if case .reload = action { startedAt = Date() }
             return action
         }
     }
@@ -171,7 +160,7 @@ final class RequestCore: Sendable {
         let (action, hasOwnDeadline) = state.withLock { state -> (RequestStateMachine.Action, Bool) in
             let action = state.event { $0.start() }
             if case .buildRequest = action { state.startedAt = Date() }
-            return (action, state.hasOwnDeadline)
+            return (action, state.machine.deadline.isOwn)
         }
         guard case .buildRequest(let attempt) = action else { return nil }
         if !hasOwnDeadline, let deadline = settings.deadline {
@@ -305,7 +294,7 @@ final class RequestCore: Sendable {
             task.cancel()
             return
         }
-        if let idleTimeout = plan.idleTimeout { watchIdleTimeout(idleTimeout, task: task, attempt: attempt) }
+        if let idleTimeout = plan.idleTimeout { watchIdleTimeout(idleTimeout, attempt: attempt) }
         task.resume()
     }
 
@@ -378,12 +367,6 @@ final class RequestCore: Sendable {
         perform(action)
     }
 
-    /// Opens a new connection for `attempt`'s sink after `delay` seconds (see
-    /// ``RequestStateMachine/reconnectDecided(attempt:delay:)``).
-    private func reconnect(after delay: TimeInterval, attempt: Int) {
-        perform(state.withLock { $0.event { $0.reconnectDecided(attempt: attempt, delay: delay) } })
-    }
-
     /// Performs a `scheduleRetry` of the machine: gives up the failed attempt's task and its
     /// temporary files, then waits (cancellable by the request's end) and runs the next attempt
     /// if the machine says so.
@@ -396,22 +379,14 @@ final class RequestCore: Sendable {
 
     private func waitAndRunNextAttempt(wait: Double, after attempt: Int) async {
         if wait > 0 {
-            // A task of its own so that the request's end can cancel the wait (see `recordOutcome`),
-            // kept only while the machine still waits: a request that ended before the wait began
-            // must not sleep on holding the request.
+            // A task of its own so that the request's end can cancel the wait (the machine's
+            // `deliver` hands it back), kept only while the machine still waits: a request that
+            // ended before the wait began must not sleep on holding the request.
             let sleeper = Task<Void, Never> { await sleep(seconds: wait) }
-            let waits = state.withLock { state -> Bool in
-                guard state.machine.position == .waitingToRetry(attempt: attempt) else { return false }
-                state.retryWait = sleeper
-                return true
-            }
-            if !waits { sleeper.cancel() }
+            perform(state.withLock { $0.event { $0.retryWaitStarted(attempt: attempt, timer: sleeper) } })
             await sleeper.value
         }
-        let next = state.withLock { state in
-            state.retryWait = nil
-            return state.event { $0.retryWaitEnded(attempt: attempt) }
-        }
+        let next = state.withLock { $0.event { $0.retryWaitEnded(attempt: attempt) } }
         guard case .buildRequest(let nextAttempt) = next else { return }
         await run(attempt: nextAttempt)
     }
@@ -427,24 +402,18 @@ final class RequestCore: Sendable {
             guard !Task.isCancelled else { return }
             self?.expire(after: seconds)
         }
-        let previous = state.withLock { state -> Task<Void, Never>? in
-            defer { state.deadlineTimer = timer }
-            if own { state.hasOwnDeadline = true }
-            state.deadlineSeconds = seconds
-            return state.deadlineTimer
-        }
-        previous?.cancel()
+        perform(state.withLock { $0.event { $0.deadlineSet(seconds: seconds, own: own, timer: timer) } })
     }
 
     /// Watches an attempt whose idle timeout its transport does not enforce precisely (see
     /// ``IdleTimeout``; one ``IdleWatchdog`` polls them all); the attempt's exchange reports every
     /// event as it happens, so that every byte counts as activity. When the attempt stays idle for
-    /// `seconds`, its task is dropped and the attempt fails as URLSession's own timeout would
-    /// (`URLError.timedOut`, retryable). The watch ends by itself with the attempt, at the
-    /// watchdog's next check. It holds the request strongly until then (it holds the task, whose
-    /// events hold the request, anyway): a weak reference would give every request a side table
-    /// and make each of its retains and releases take the slow path.
-    private func watchIdleTimeout(_ seconds: TimeInterval, task: any TransportTask, attempt: Int) {
+    /// `seconds`, the machine hears of it (its task is dropped and the attempt fails as
+    /// URLSession's own timeout would: `URLError.timedOut`, retryable). The watch ends by itself
+    /// with the attempt, at the watchdog's next check. It holds the request strongly until then
+    /// (it holds the task, whose events hold the request, anyway): a weak reference would give
+    /// every request a side table and make each of its retains and releases take the slow path.
+    private func watchIdleTimeout(_ seconds: TimeInterval, attempt: Int) {
         IdleWatchdog.shared.watch(seconds: seconds) {
             self.state.withLock { state -> IdleTimeout.Activity? in
                 guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest else {
@@ -455,8 +424,7 @@ final class RequestCore: Sendable {
                     bytesSent: values.bytesSent)
             }
         } expire: {
-            self.releaseTask(task, cancelling: true)
-            self.taskDidComplete(error: URLError(.timedOut), attempt: attempt)
+            self.perform(self.state.withLock { $0.event { $0.idleTimedOut(attempt: attempt) } })
         }
     }
 
@@ -496,6 +464,15 @@ final class RequestCore: Sendable {
             return
         case .runHandler(let index):
             runHandlers(from: index)
+        case .cancelTimer(let timer):
+            timer.cancel()
+        case .interruptAttempt(let attempt, let interruption):
+            let task = state.withLock { $0.machine.updateRunning(attempt: attempt) { $0.task } ?? nil }
+            if let task { releaseTask(task, cancelling: true) }
+            // A cancelled task reports nothing more: the attempt ends here, with the failure the
+            // transport's own timeout would give, or the sink's error (kept by the machine).
+            let error = URLError(interruption == .idleTimeout ? .timedOut : .cancelled)
+            taskDidComplete(error: error, attempt: attempt)
         case .scheduleRetry(let wait, let attempt):
             scheduleNextAttempt(after: wait, attempt: attempt)
         case .discardRequest:
@@ -518,12 +495,6 @@ final class RequestCore: Sendable {
             // As for `.buildRequest`: the next attempt is built off the delegate queue.
             Task { await self.run(attempt: attempt) }
         case .askRetriers(let attempt):
-            if let failure = reported, let delay = sink?.reconnectDelay(after: failure) {
-                // The sink's own rule answers first (an event stream reconnects): a new
-                // connection, not a retry.
-                reconnect(after: delay, attempt: attempt)
-                return
-            }
             let retriers = retriers()
             guard let failure = reported, !retriers.isEmpty else {
                 perform(
@@ -532,18 +503,21 @@ final class RequestCore: Sendable {
             }
             // Retriers are async app code; the task event that failed must not wait for them.
             Task { await self.askRetriers(retriers, about: failure, attempt: attempt) }
-        case .deliver(let ending, let cancellingTask):
+        case .deliver(let ending, let cancellingTask, let deadline, let retryWait):
+            // Nothing sleeps on holding a request that ended.
+            deadline?.cancel()
+            retryWait?.cancel()
             recordOutcome(ending, cancellingTask: cancellingTask, reported: reported)
         case .startDraining:
             // The drain asks the machine for its first handler, as it does after each one.
             perform(state.withLock { $0.event { $0.handlerFinished() } })
         case .reload(let attempt, let background):
             // A background refresh starts with no UI hooks: the previous answer is on screen.
-            let (handlers, deadline, ownDeadline) = state.withLock {
-                (background ? [] : $0.attemptStartHandlers, $0.deadlineSeconds, $0.hasOwnDeadline)
+            let (handlers, deadline) = state.withLock {
+                (background ? [] : $0.attemptStartHandlers, $0.machine.deadline)
             }
             // The previous run's deadline ended with its outcome: this run gets its own.
-            if let deadline { setDeadline(deadline, own: ownDeadline) }
+            if let seconds = deadline.seconds { setDeadline(seconds, own: deadline.isOwn) }
             // The one hop to the main actor for the UI hooks of a later attempt, then the attempt.
             Task {
                 await MainActor.run {
@@ -595,14 +569,9 @@ final class RequestCore: Sendable {
                 duration: duration,
                 cache: last?.delivery ?? .network,
                 isBackgroundRefresh: state.machine.isBackgroundRefresh)
-            state.outcome = outcome
-            state.deadlineTimer?.cancel()
-            state.deadlineTimer = nil
-            state.retryWait?.cancel()
-            state.retryWait = nil
             let waiters = state.waiters
             state.waiters = []
-            return (outcome, waiters, state.event { $0.outcomeRecorded() })
+            return (outcome, waiters, state.event { $0.outcomeRecorded(outcome) })
         }
         reportFinish(outcome)
         host.requestEnded(self)

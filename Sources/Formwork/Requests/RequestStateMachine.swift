@@ -1,13 +1,16 @@
-/// Every rule of one request, as a value: attempts, retries, retry waits, deadlines,
+/// Every rule of one request: attempts, retries, reconnections, restarts, retry waits, deadlines,
 /// cancellation, reloads and the ordered, exactly-once delivery to handlers. Its states carry the
-/// values of their attempt (``RequestAttempt``, one object per attempt, changed in place by the
-/// owner's events under the owner's lock), so leaving an attempt drops them.
+/// values they use: an attempt's values (``RequestAttempt``, one object per attempt, changed in
+/// place under the owner's lock), the pending retry wait, and, once the request ended, its outcome
+/// and the progress of its delivery. Leaving a state drops them.
 ///
 /// Each event is a `mutating func` that returns the ``Action`` its owner must perform. The owner
 /// (``RequestCore``) keeps the machine in its one locked state, feeds it events (time included:
-/// a deadline or the end of a retry wait is an event), performs the returned action outside the
-/// lock and decides nothing itself. No I/O, clocks or locks live here, so every transition is
-/// unit-tested without a network.
+/// a deadline, an idle timeout or the end of a retry wait is an event), performs the returned
+/// action outside the lock and decides nothing itself: what only the sink or the cache can tell
+/// (a stream's reconnection, a download's next segment, a cached answer to drop) comes with the
+/// event. No I/O, clocks or locks live here: timers are opaque handles the machine keeps and hands
+/// back for cancelling, never calls. So every transition is unit-tested without a network.
 ///
 /// Events that can legitimately race with the machine (a late callback of an old attempt's task,
 /// data after a cancel, a retry decision after a deadline) return ``Action/ignore``. Events that
@@ -30,13 +33,53 @@ struct RequestStateMachine: Sendable {
         case running(RequestAttempt)
         /// The attempt failed; the retriers are deciding whether to try again.
         case askingRetriers(RequestAttempt)
-        /// The attempt failed and will be retried once the wait ends.
-        case waitingToRetry(RequestAttempt)
-        /// Done with an outcome (success or failure); `last` is the attempt it came from, if any
-        /// was sent.
-        case finished(last: RequestAttempt?)
-        /// Done: cancelled before it could finish; `last` as for ``finished(last:)``.
-        case cancelled(last: RequestAttempt?)
+        /// The attempt failed and will be retried once the wait ends; `wait` is the owner's timer
+        /// of that wait, once it runs (cancelled if the request ends first).
+        case waitingToRetry(RequestAttempt, wait: Timer?)
+        /// Done with an outcome (success or failure).
+        case finished(Done)
+        /// Done: cancelled before it could finish.
+        case cancelled(Done)
+    }
+
+    /// A timer the owner runs (a retry wait, a deadline): the machine only keeps it and hands it
+    /// back to be cancelled.
+    typealias Timer = Task<Void, Never>
+
+    /// The values of a request that ended: what it ended with and how far its delivery got. A
+    /// reload starts a new run, which drops them.
+    struct Done: Sendable {
+        /// The attempt the request ended with, if any was sent.
+        var last: RequestAttempt?
+        /// The outcome, once the owner recorded it (delivery may start).
+        var outcome: RequestOutcome?
+        /// Handlers that ran (or run) with the outcome.
+        var handlersRun = 0
+        /// Whether the one drain of handlers is running.
+        var isDraining = false
+        /// A reload asked for while the outcome was still being delivered: it starts after the
+        /// drain.
+        var reloadPending = false
+        /// Whether the pending reload is a background refresh (every reload asked for was one).
+        var pendingReloadIsBackground = false
+    }
+
+    /// The request's deadline: the same for every run (a reload gets the whole deadline again).
+    struct Deadline: Sendable {
+        /// The deadline in seconds (the request's own or the session's), if any.
+        var seconds: TimeInterval?
+        /// Whether the request set it itself: the session's default must not replace it.
+        var isOwn = false
+        /// The owner's timer of the current run, until the request ends.
+        var timer: Timer?
+    }
+
+    /// Why the owner must end a running attempt before its transport does.
+    enum Interruption: Sendable, Equatable {
+        /// Nothing moved for the attempt's idle timeout: it fails as a timeout (retryable).
+        case idleTimeout
+        /// The sink could not write the body: it fails with the sink's error.
+        case sinkWriteFailed
     }
 
     /// Where the request is, without the attempt's values: what tests and logs compare.
@@ -77,13 +120,20 @@ struct RequestStateMachine: Sendable {
         /// Ask the retriers about the failure of `attempt`, then report `retryDecided` or
         /// `retryNotNeeded`.
         case askRetriers(attempt: Int)
-        /// Give up `attempt`'s task and wait `delay` seconds, then report `retryWaitEnded`.
+        /// Give up `attempt`'s task and wait `delay` seconds (report `retryWaitStarted` with the
+        /// wait's timer), then report `retryWaitEnded`.
         case scheduleRetry(after: Double, attempt: Int)
         /// Cancel the old attempt's task at once and build the request of `attempt`.
         case cancelTaskAndBuildRequest(attempt: Int)
+        /// Cancel the task of the running `attempt` and complete the attempt at once with the
+        /// failure of `interruption` (a cancelled task reports nothing more).
+        case interruptAttempt(attempt: Int, Interruption)
+        /// Cancel this timer (one replaced, or one that came too late to be kept).
+        case cancelTimer(Timer)
         /// The request ended: settle the body and temporary files, record the outcome, deliver it
-        /// to waiters, then report `outcomeRecorded`. Cancel the task first if `cancellingTask`.
-        case deliver(Ending, cancellingTask: Bool)
+        /// to waiters, then report `outcomeRecorded`. Cancel the task first if `cancellingTask`,
+        /// and the timers that no longer run (the deadline, a retry wait).
+        case deliver(Ending, cancellingTask: Bool, deadline: Timer? = nil, retryWait: Timer? = nil)
         /// Start the one drain of handlers; it reports `handlerFinished` for each step.
         case startDraining
         /// Run handler number `index` (0-based, in the order chained) with the outcome.
@@ -103,16 +153,8 @@ struct RequestStateMachine: Sendable {
 
     /// Handlers chained so far.
     private(set) var handlerCount = 0
-    /// Handlers that ran (or run) with the current outcome.
-    private(set) var handlersRun = 0
-    /// Whether the owner recorded the outcome of the request's end (delivery may start).
-    private(set) var hasOutcome = false
-    /// Whether the one drain of handlers is running.
-    private(set) var isDraining = false
-    /// A reload asked for while the outcome was still being delivered: it starts after the drain.
-    private(set) var reloadPending = false
-    /// Whether the pending reload is a background refresh (every reload asked for was one).
-    private(set) var pendingReloadIsBackground = false
+    /// The request's deadline and the timer of the current run.
+    private(set) var deadline = Deadline()
     /// Whether the current run is a background refresh: its start ran no later-attempt hooks, so
     /// the hooks' end must not run for its outcome either. Retries within the run keep it.
     private(set) var isBackgroundRefresh = false
@@ -131,6 +173,42 @@ struct RequestStateMachine: Sendable {
         case finished
         /// Done: cancelled.
         case cancelled
+    }
+
+    /// The values of the request's end, once it ended.
+    var done: Done? {
+        switch state {
+        case .finished(let done), .cancelled(let done): done
+        default: nil
+        }
+    }
+
+    /// The outcome of the request's end, once the owner recorded it.
+    var outcome: RequestOutcome? { done?.outcome }
+    /// Whether the owner recorded the outcome of the request's end (delivery may start).
+    var hasOutcome: Bool { done?.outcome != nil }
+    /// Handlers that ran (or run) with the current outcome.
+    var handlersRun: Int { done?.handlersRun ?? 0 }
+    /// Whether the one drain of handlers is running.
+    var isDraining: Bool { done?.isDraining ?? false }
+    /// A reload asked for while the outcome was still being delivered: it starts after the drain.
+    var reloadPending: Bool { done?.reloadPending ?? false }
+    /// Whether the pending reload is a background refresh (every reload asked for was one).
+    var pendingReloadIsBackground: Bool { done?.pendingReloadIsBackground ?? false }
+
+    /// Changes the values of the request's end in place.
+    /// - Returns: What `change` returns, or nil when the request has not ended.
+    private mutating func updateDone<Result>(_ change: (inout Done) -> Result) -> Result? {
+        switch state {
+        case .finished(var done):
+            defer { state = .finished(done) }
+            return change(&done)
+        case .cancelled(var done):
+            defer { state = .cancelled(done) }
+            return change(&done)
+        default:
+            return nil
+        }
     }
 
     /// The coarse phase of ``state``.
@@ -152,7 +230,7 @@ struct RequestStateMachine: Sendable {
         case .adapting(let attempt, _): .adapting(attempt: attempt)
         case .running(let values): .running(attempt: values.number)
         case .askingRetriers(let values): .askingRetriers(attempt: values.number)
-        case .waitingToRetry(let values): .waitingToRetry(attempt: values.number)
+        case .waitingToRetry(let values, _): .waitingToRetry(attempt: values.number)
         case .finished: .finished
         case .cancelled: .cancelled
         }
@@ -189,8 +267,8 @@ struct RequestStateMachine: Sendable {
         switch state {
         case .initialized: nil
         case .adapting(_, let previous): previous
-        case .running(let values), .askingRetriers(let values), .waitingToRetry(let values): values
-        case .finished(let last), .cancelled(let last): last
+        case .running(let values), .askingRetriers(let values), .waitingToRetry(let values, _): values
+        case .finished(let done), .cancelled(let done): done.last
         }
     }
 
@@ -267,21 +345,62 @@ struct RequestStateMachine: Sendable {
         return isRunning(attempt: attempt) ? .record : .ignore
     }
 
-    /// The task of `attempt` ended and was evaluated: `failure` is nil for a success.
-    /// A success or a cancellation ends the request; any other failure goes to the retriers.
-    mutating func completed(attempt: Int, failure: NetworkError?) -> Action {
-        guard attempt <= self.attempt else { return illegal("completed(\(attempt))") }
+    /// The task of `attempt` ended and passed validation. `wantsNextSegment` is the sink's
+    /// answer: a download fetched in segments wants the next one, which a new attempt fetches at
+    /// once (not a retry). Otherwise the request ends with the success.
+    mutating func attemptSucceeded(attempt: Int, wantsNextSegment: Bool = false) -> Action {
+        guard attempt <= self.attempt else { return illegal("attemptSucceeded(\(attempt))") }
         guard case .running(let values) = state, values.number == attempt else { return .ignore }
-        guard let failure, !failure.isCancelled else { return end(.reported, cancellingTask: false) }
+        if wantsNextSegment { return restart(after: values) }
+        return end(.reported, cancellingTask: false)
+    }
+
+    /// The task of `attempt` ended with `failure` (a transport error, a failed validation, a
+    /// settled failure). In order: a cancellation ends the request; the failed cached first
+    /// answer of cache-then-network (`isCachedFirstAnswer`, the cache's rule) is dropped like a
+    /// miss and the next attempt asks the network at once, without the retriers; a stream whose
+    /// own rule reconnects (`reconnectAfter`, the sink's answer) waits that long, then opens a
+    /// new connection (see ``reconnectDecided(attempt:delay:)``); any other failure goes to the
+    /// retriers.
+    mutating func attemptFailed(
+        attempt: Int, failure: NetworkError, isCachedFirstAnswer: Bool = false, reconnectAfter: Double? = nil
+    ) -> Action {
+        guard attempt <= self.attempt else { return illegal("attemptFailed(\(attempt))") }
+        guard case .running(let values) = state, values.number == attempt else { return .ignore }
+        if failure.isCancelled { return end(.reported, cancellingTask: false) }
+        if isCachedFirstAnswer { return restart(after: values) }
         state = .askingRetriers(values)
+        if let reconnectAfter { return reconnectDecided(attempt: attempt, delay: reconnectAfter) }
         return .askRetriers(attempt: attempt)
     }
 
+    /// Nothing moved for `attempt` during its idle timeout (the owner's watch says so): its task is
+    /// cancelled and the attempt fails as the transport's own timeout would.
+    func idleTimedOut(attempt: Int) -> Action {
+        guard attempt <= self.attempt else { return illegal("idleTimedOut(\(attempt))") }
+        return isRunning(attempt: attempt) ? .interruptAttempt(attempt: attempt, .idleTimeout) : .ignore
+    }
+
+    /// The sink failed to write a body chunk of `attempt` with `error`: the attempt keeps the
+    /// error (it wins over the cancel that follows), ignores any further data, and ends at once.
+    func sinkWriteFailed(attempt: Int, error: NetworkError) -> Action {
+        guard attempt <= self.attempt else { return illegal("sinkWriteFailed(\(attempt))") }
+        guard case .running(let values) = state, values.number == attempt, values.sinkFailure == nil else {
+            return .ignore
+        }
+        values.sinkFailure = error
+        return .interruptAttempt(attempt: attempt, .sinkWriteFailed)
+    }
+
     /// The running `attempt` must be dropped and a new one started at once, e.g. when a resumed
-    /// download must start again from zero or fetch its next segment (not a retry).
+    /// download must start again from zero (not a retry).
     mutating func restartRequested(attempt: Int) -> Action {
         guard attempt <= self.attempt else { return illegal("restartRequested(\(attempt))") }
         guard case .running(let values) = state, values.number == attempt else { return .ignore }
+        return restart(after: values)
+    }
+
+    private mutating func restart(after values: RequestAttempt) -> Action {
         self.attempt += 1
         state = .adapting(attempt: self.attempt, previous: values)
         return .cancelTaskAndBuildRequest(attempt: self.attempt)
@@ -294,7 +413,7 @@ struct RequestStateMachine: Sendable {
         guard attempt <= self.attempt else { return illegal("retryDecided(\(attempt))") }
         guard case .askingRetriers(let values) = state, values.number == attempt else { return .ignore }
         retryCount += 1
-        state = .waitingToRetry(values)
+        state = .waitingToRetry(values, wait: nil)
         return .scheduleRetry(after: max(0, delay), attempt: attempt)
     }
 
@@ -306,7 +425,7 @@ struct RequestStateMachine: Sendable {
         guard attempt <= self.attempt else { return illegal("reconnectDecided(\(attempt))") }
         guard case .askingRetriers(let values) = state, values.number == attempt else { return .ignore }
         retryCount = 0
-        state = .waitingToRetry(values)
+        state = .waitingToRetry(values, wait: nil)
         return .scheduleRetry(after: max(0, delay), attempt: attempt)
     }
 
@@ -317,10 +436,22 @@ struct RequestStateMachine: Sendable {
         return end(.reported, cancellingTask: false)
     }
 
+    /// The owner's timer of the wait before retrying `attempt` runs: the state keeps it, so that
+    /// the request's end cancels it. A timer that comes after the wait ended (or a second one) is
+    /// not kept: the action says to cancel it.
+    mutating func retryWaitStarted(attempt: Int, timer: Timer) -> Action {
+        guard attempt <= self.attempt else { return illegal("retryWaitStarted(\(attempt))") }
+        guard case .waitingToRetry(let values, .none) = state, values.number == attempt else {
+            return .cancelTimer(timer)
+        }
+        state = .waitingToRetry(values, wait: timer)
+        return .record
+    }
+
     /// The wait before retrying `attempt` is over: the next attempt starts.
     mutating func retryWaitEnded(attempt: Int) -> Action {
         guard attempt <= self.attempt else { return illegal("retryWaitEnded(\(attempt))") }
-        guard case .waitingToRetry(let values) = state, values.number == attempt else { return .ignore }
+        guard case .waitingToRetry(let values, _) = state, values.number == attempt else { return .ignore }
         return beginAttempt(after: values)
     }
 
@@ -328,16 +459,27 @@ struct RequestStateMachine: Sendable {
 
     /// The request is cancelled by the app or by its Swift `Task`, in any live state.
     mutating func cancel() -> Action {
+        let cancellingTask: Bool
         switch state {
-        case .running(let values):
-            state = .cancelled(last: values)
-            return .deliver(.cancelled, cancellingTask: true)
-        case .initialized, .adapting, .askingRetriers, .waitingToRetry:
-            state = .cancelled(last: latest)
-            return .deliver(.cancelled, cancellingTask: false)
-        case .finished, .cancelled:
-            return .ignore
+        case .running: cancellingTask = true
+        case .initialized, .adapting, .askingRetriers, .waitingToRetry: cancellingTask = false
+        case .finished, .cancelled: return .ignore
         }
+        let (deadline, retryWait) = takeTimers()
+        state = .cancelled(Done(last: latest))
+        return .deliver(.cancelled, cancellingTask: cancellingTask, deadline: deadline, retryWait: retryWait)
+    }
+
+    /// The request's deadline is set to `seconds` (`own`: by the request itself, else the
+    /// session's default), with the owner's `timer` for it. It replaces an earlier deadline,
+    /// except that the session's default never replaces one the request set itself. It is kept
+    /// for later runs: a reload gets the whole deadline again.
+    /// - Returns: The timer to cancel (the one replaced, or `timer` itself when not kept).
+    mutating func deadlineSet(seconds: TimeInterval, own: Bool, timer: Timer) -> Action {
+        if !own, deadline.isOwn { return .cancelTimer(timer) }
+        let previous = deadline.timer
+        deadline = Deadline(seconds: seconds, isOwn: own || deadline.isOwn, timer: timer)
+        return previous.map { .cancelTimer($0) } ?? .none
     }
 
     /// The request's total deadline passed: it ends as failed (not cancelled) from any started,
@@ -354,8 +496,16 @@ struct RequestStateMachine: Sendable {
     }
 
     private mutating func end(_ ending: Ending, cancellingTask: Bool) -> Action {
-        state = .finished(last: latest)
-        return .deliver(ending, cancellingTask: cancellingTask)
+        let (deadline, retryWait) = takeTimers()
+        state = .finished(Done(last: latest))
+        return .deliver(ending, cancellingTask: cancellingTask, deadline: deadline, retryWait: retryWait)
+    }
+
+    /// Takes the timers that stop with the run: the deadline's, and the retry wait's if waiting.
+    private mutating func takeTimers() -> (deadline: Timer?, retryWait: Timer?) {
+        defer { deadline.timer = nil }
+        if case .waitingToRetry(_, let wait) = state { return (deadline.timer, wait) }
+        return (deadline.timer, nil)
     }
 
     // MARK: Delivery
@@ -363,10 +513,10 @@ struct RequestStateMachine: Sendable {
     // Delivery: the outcome reaches every handler exactly once, in the order chained, also when a
     // handler is chained after the end; a reload waits for the delivery in progress.
 
-    /// The owner recorded the outcome of the request's end (after a `deliver` action).
-    mutating func outcomeRecorded() -> Action {
+    /// The owner recorded `outcome`, the request's end (after a `deliver` action).
+    mutating func outcomeRecorded(_ outcome: RequestOutcome) -> Action {
         guard isDone, !hasOutcome else { return illegal("outcomeRecorded") }
-        hasOutcome = true
+        updateDone { $0.outcome = outcome }
         return nextDelivery()
     }
 
@@ -381,7 +531,7 @@ struct RequestStateMachine: Sendable {
     private mutating func nextDelivery() -> Action {
         guard hasOutcome, !isDraining else { return .none }
         if handlersRun < handlerCount {
-            isDraining = true
+            updateDone { $0.isDraining = true }
             return .startDraining
         }
         return reloadPending ? reloadNow(background: pendingReloadIsBackground) : .none
@@ -391,11 +541,16 @@ struct RequestStateMachine: Sendable {
     /// handler returns. Ends the drain when every handler ran, then runs a pending reload.
     mutating func handlerFinished() -> Action {
         guard isDraining else { return illegal("handlerFinished") }
-        if hasOutcome, handlersRun < handlerCount {
-            handlersRun += 1
-            return .runHandler(index: handlersRun - 1)
+        let handlerCount = handlerCount
+        let next = updateDone { done -> Int? in
+            if done.outcome != nil, done.handlersRun < handlerCount {
+                done.handlersRun += 1
+                return done.handlersRun - 1
+            }
+            done.isDraining = false
+            return nil
         }
-        isDraining = false
+        if let index = next ?? nil { return .runHandler(index: index) }
         return reloadPending ? reloadNow(background: pendingReloadIsBackground) : .none
     }
 
@@ -410,22 +565,21 @@ struct RequestStateMachine: Sendable {
     mutating func reload(background: Bool = false) -> Action {
         guard isFinished else { return .none }
         guard hasOutcome, !isDraining else {
-            pendingReloadIsBackground = (reloadPending ? pendingReloadIsBackground : true) && background
-            reloadPending = true
+            updateDone { done in
+                done.pendingReloadIsBackground =
+                    (done.reloadPending ? done.pendingReloadIsBackground : true) && background
+                done.reloadPending = true
+            }
             return .none
         }
         return reloadNow(background: background)
     }
 
     private mutating func reloadNow(background: Bool) -> Action {
-        reloadPending = false
-        pendingReloadIsBackground = false
         guard isFinished else { return .none }
-        hasOutcome = false
-        handlersRun = 0
         attempt += 1
         isBackgroundRefresh = background
-        // A new run: the last attempt of the previous one is dropped.
+        // A new run: the previous one's last attempt, outcome and delivery are dropped.
         state = .adapting(attempt: attempt, previous: nil)
         return .reload(attempt: attempt, background: background)
     }

@@ -52,7 +52,7 @@ struct RequestStateMachineAttemptValuesTests {
         _ = machine.completed(attempt: 1, failure: nil)
         #expect(machine.position == .finished)
         #expect(machine.latest?.body == Data("oops".utf8))
-        _ = machine.outcomeRecorded()
+        _ = machine.outcomeRecorded(.test)
         _ = machine.reload()
         #expect(machine.position == .adapting(attempt: 2))
         #expect(machine.latest == nil)

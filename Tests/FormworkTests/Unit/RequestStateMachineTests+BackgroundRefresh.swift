@@ -8,7 +8,7 @@ private func deliveredMachine() -> RequestStateMachine {
     var machine = runningMachine()
     _ = machine.handlerChained()
     _ = machine.completed(attempt: 1, failure: nil)
-    _ = machine.outcomeRecorded()
+    _ = machine.outcomeRecorded(.test)
     _ = drainAll(&machine)
     return machine
 }
@@ -34,7 +34,7 @@ struct RequestStateMachineBackgroundRefreshTests {
         _ = machine.reload(background: true)
         _ = machine.adapted(attempt: 2, prepared: .test)
         _ = machine.completed(attempt: 2, failure: nil)
-        _ = machine.outcomeRecorded()
+        _ = machine.outcomeRecorded(.test)
         _ = drainAll(&machine)
         #expect(machine.reload() == .reload(attempt: 3, background: false))
         #expect(!machine.isBackgroundRefresh)
@@ -47,7 +47,7 @@ struct RequestStateMachineBackgroundRefreshTests {
         _ = machine.completed(attempt: 1, failure: nil)
         #expect(machine.reload(background: true) == .none)
         #expect(machine.reloadPending && machine.pendingReloadIsBackground)
-        #expect(machine.outcomeRecorded() == .startDraining)
+        #expect(machine.outcomeRecorded(.test) == .startDraining)
         #expect(machine.handlerFinished() == .runHandler(index: 0))
         #expect(machine.handlerFinished() == .reload(attempt: 2, background: true))
         #expect(!machine.reloadPending && !machine.pendingReloadIsBackground)
@@ -62,7 +62,7 @@ struct RequestStateMachineBackgroundRefreshTests {
         _ = machine.reload(background: backgroundFirst)
         _ = machine.reload(background: !backgroundFirst)
         #expect(!machine.pendingReloadIsBackground)
-        #expect(machine.outcomeRecorded() == .reload(attempt: 2, background: false))
+        #expect(machine.outcomeRecorded(.test) == .reload(attempt: 2, background: false))
         #expect(!machine.isBackgroundRefresh)
     }
 

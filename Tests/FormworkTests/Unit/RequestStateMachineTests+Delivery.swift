@@ -22,7 +22,7 @@ struct RequestStateMachineDeliveryTests {
         #expect(machine.handlerChained() == .none)
         #expect(machine.completed(attempt: 1, failure: nil) == .deliver(.reported, cancellingTask: false))
         #expect(machine.handlerChained() == .none)  // the outcome is not recorded yet
-        #expect(machine.outcomeRecorded() == .startDraining)
+        #expect(machine.outcomeRecorded(.test) == .startDraining)
         let (ran, last) = drainAll(&machine)
         #expect(ran == [0, 1, 2])
         #expect(last == .none)
@@ -33,7 +33,7 @@ struct RequestStateMachineDeliveryTests {
     func handlerChainedAfterFinish() {
         var machine = runningMachine()
         _ = machine.completed(attempt: 1, failure: nil)
-        #expect(machine.outcomeRecorded() == .none)  // no handler yet
+        #expect(machine.outcomeRecorded(.test) == .none)  // no handler yet
         #expect(machine.handlerChained() == .startDraining)
         #expect(machine.handlerFinished() == .runHandler(index: 0))
         #expect(machine.handlerChained() == .none)  // the running drain takes it
@@ -50,7 +50,7 @@ struct RequestStateMachineDeliveryTests {
         _ = machine.handlerChained()
         _ = machine.start()
         #expect(machine.cancel() == .deliver(.cancelled, cancellingTask: false))
-        #expect(machine.outcomeRecorded() == .startDraining)
+        #expect(machine.outcomeRecorded(.test) == .startDraining)
         #expect(drainAll(&machine).ran == [0])
     }
 
@@ -59,7 +59,7 @@ struct RequestStateMachineDeliveryTests {
         var machine = runningMachine()
         _ = machine.handlerChained()
         _ = machine.completed(attempt: 1, failure: nil)
-        _ = machine.outcomeRecorded()
+        _ = machine.outcomeRecorded(.test)
         _ = drainAll(&machine)
         #expect(machine.reload() == .reload(attempt: 2))
         #expect(machine.position == .adapting(attempt: 2))
@@ -67,7 +67,7 @@ struct RequestStateMachineDeliveryTests {
         #expect(machine.handlersRun == 0)
         _ = machine.adapted(attempt: 2, prepared: .test)
         _ = machine.completed(attempt: 2, failure: nil)
-        #expect(machine.outcomeRecorded() == .startDraining)
+        #expect(machine.outcomeRecorded(.test) == .startDraining)
         #expect(drainAll(&machine).ran == [0])
     }
 
@@ -77,7 +77,7 @@ struct RequestStateMachineDeliveryTests {
         _ = machine.handlerChained()
         _ = machine.handlerChained()
         _ = machine.completed(attempt: 1, failure: nil)
-        _ = machine.outcomeRecorded()
+        _ = machine.outcomeRecorded(.test)
         #expect(machine.handlerFinished() == .runHandler(index: 0))
         #expect(machine.reload() == .none)
         #expect(machine.reloadPending)
@@ -93,7 +93,7 @@ struct RequestStateMachineDeliveryTests {
         var machine = runningMachine()
         _ = machine.completed(attempt: 1, failure: nil)
         #expect(machine.reload() == .none)
-        #expect(machine.outcomeRecorded() == .reload(attempt: 2))
+        #expect(machine.outcomeRecorded(.test) == .reload(attempt: 2))
     }
 
     @Test("A cancel during a reload ends the new attempt as cancelled; the request stays cancelled")
@@ -101,12 +101,12 @@ struct RequestStateMachineDeliveryTests {
         var machine = runningMachine()
         _ = machine.handlerChained()
         _ = machine.completed(attempt: 1, failure: nil)
-        _ = machine.outcomeRecorded()
+        _ = machine.outcomeRecorded(.test)
         _ = drainAll(&machine)
         _ = machine.reload()
         #expect(machine.cancel() == .deliver(.cancelled, cancellingTask: false))
         #expect(machine.adapted(attempt: 2, prepared: .test) == .discardRequest)
-        #expect(machine.outcomeRecorded() == .startDraining)
+        #expect(machine.outcomeRecorded(.test) == .startDraining)
         #expect(drainAll(&machine).ran == [0])
         #expect(machine.reload() == .none)
         #expect(machine.position == .cancelled)
@@ -117,7 +117,7 @@ struct RequestStateMachineDeliveryTests {
         var machine = runningMachine()
         _ = machine.handlerChained()
         _ = machine.completed(attempt: 1, failure: nil)
-        _ = machine.outcomeRecorded()
+        _ = machine.outcomeRecorded(.test)
         _ = machine.handlerFinished()
         _ = machine.reload()
         #expect(machine.cancel() == .ignore)
@@ -133,7 +133,7 @@ struct RequestStateMachineDeliveryTests {
 
         var cancelled = runningMachine()
         _ = cancelled.cancel()
-        _ = cancelled.outcomeRecorded()
+        _ = cancelled.outcomeRecorded(.test)
         #expect(cancelled.reload() == .none)
         #expect(cancelled.position == .cancelled)
     }

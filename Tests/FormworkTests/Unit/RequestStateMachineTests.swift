@@ -8,6 +8,21 @@ extension PreparedRequest {
     static let test = PreparedRequest(urlRequest: URLRequest(url: URL(fileURLWithPath: "/")))
 }
 
+extension RequestOutcome {
+    /// An outcome for the machine's tests, which only keep it.
+    static let test = RequestOutcome(request: nil, head: nil, data: nil, error: nil, attempt: 1, duration: 0)
+}
+
+extension RequestStateMachine {
+    /// The task of `attempt` ended (`failure` is nil for a success), with neither the sink nor the
+    /// cache asking for anything: ``attemptSucceeded(attempt:wantsNextSegment:)`` or
+    /// ``attemptFailed(attempt:failure:isCachedFirstAnswer:reconnectAfter:)``.
+    mutating func completed(attempt: Int, failure: NetworkError?) -> Action {
+        guard let failure else { return attemptSucceeded(attempt: attempt) }
+        return attemptFailed(attempt: attempt, failure: failure)
+    }
+}
+
 /// A machine driven to `running(attempt: 1)`.
 func runningMachine() -> RequestStateMachine {
     var machine = RequestStateMachine()

@@ -14,7 +14,8 @@ import NIOCore
 /// ``SmallRequests``, then one download each (``TransportDownloads``).
 ///
 /// Both AsyncHTTPClient sides run on clients of their own with the configuration the transport
-/// expects (``AsyncHTTPClientTransport/recommendedConfiguration``), on the same event loop group.
+/// expects (``AsyncHTTPClientTransport/recommendedConfiguration``) and 64 connections per host
+/// (AsyncHTTPClient's default is 8), on the same event loop group.
 /// Formwork's sessions do not coalesce identical requests: every side sends every request.
 struct Transports: Requestable {
     /// One of the four ways to send a request.
@@ -59,10 +60,11 @@ struct Transports: Requestable {
             configuration.urlCache = nil
             urlSession = URLSession(configuration: configuration)
             let group = HTTPClient.defaultEventLoopGroup
-            asyncHTTPClient = HTTPClient(
-                eventLoopGroup: group, configuration: AsyncHTTPClientTransport.recommendedConfiguration)
-            let transportClient = HTTPClient(
-                eventLoopGroup: group, configuration: AsyncHTTPClientTransport.recommendedConfiguration)
+            // Both clients get the same pool: 64 connections per host, one per request in flight.
+            var clientConfiguration = AsyncHTTPClientTransport.recommendedConfiguration
+            clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+            asyncHTTPClient = HTTPClient(eventLoopGroup: group, configuration: clientConfiguration)
+            let transportClient = HTTPClient(eventLoopGroup: group, configuration: clientConfiguration)
             self.transportClient = transportClient
             overURLSession = Session { $0.coalescesRequests = false }
             overAsyncHTTPClient = Session {

@@ -30,7 +30,7 @@ import Foundation
 /// **No `Operation` per callback on corelibs.** Corelibs hands every callback to
 /// `addOperation(_:)` with a block; `OperationQueue` wraps each in a `BlockOperation` with its own
 /// locks, state changes and dispatch group, which for a download is one per 16 KiB chunk. Here
-/// the blocks run in order on one serial dispatch queue of the queue's own, drained in batches:
+/// the blocks run in order on one serial dispatch queue of the queue's own, drained in a loop:
 /// a callback costs a lock and an append, and a wake-up only when the queue was idle. On Apple
 /// platforms, whose URLSession may add `Operation` objects too, the queue stays an
 /// `OperationQueue` (a single order for both kinds).

@@ -1,8 +1,7 @@
 import Foundation
 
 /// The wrapper many APIs put around every answer, `{"code": 0, "message": "success", "data": ...}`
-/// (seed 003's `{code, msg, data}` idea): where its code and message sit and which codes mean
-/// success.
+/// (a `{code, msg, data}` shape): where its code and message sit and which codes mean success.
 ///
 /// Decode through it with `decodeEnvelope(_:atKeyPath:envelope:)`,
 /// `responseEnvelope(of:atKeyPath:envelope:completionHandler:)` or, for SwiftUI,
@@ -13,8 +12,8 @@ import Foundation
 /// `data.list`, or nothing (`EmptyBody`).
 ///
 /// The message is read at `"message"` unless told otherwise, as a ``JSONErrorable`` reads it, so
-/// one error shape serves both `.warn` and an envelope. An API that names it `msg`, as seed 003's
-/// does, says so:
+/// one error shape serves both `.warn` and an envelope. An API that names it `msg`
+/// says so:
 ///
 /// ```swift
 /// extension Envelope {

@@ -132,7 +132,7 @@ struct DocSnippetTests {
 
     // MARK: - ReloadAndRetry.md
 
-    /// Appends `sign=` over the sorted query items, as many Chinese APIs expect (the seed's signing).
+    /// Appends `sign=` over the sorted query items, as many Chinese APIs expect.
     struct SigningAdapter: RequestAdapter {
         let secret: String
 

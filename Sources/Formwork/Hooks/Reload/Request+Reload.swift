@@ -1,5 +1,5 @@
 extension Request {
-    /// Offers a reload when an attempt fails for want of a network (the seed's "重新请求").
+    /// Offers a reload when an attempt fails for want of a network (a "try again" prompt).
     ///
     /// When an attempt ends with a network failure (``NetworkError/isNetworkFailure``: no
     /// connection, timeout, connection lost — not an HTTP status, not a business error, not a

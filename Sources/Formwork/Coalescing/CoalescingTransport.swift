@@ -18,9 +18,7 @@ struct CoalescingTransport: Transport {
         guard let sharing = request.sharing,
             let key = CoalescingKey(request.urlRequest, formCachePolicy: sharing.formCachePolicy)
         else {
-            let task = base.makeTask(for: request, events: events)
-            guard let report = request.reportStart else { return task }
-            return StartReportingTask(task, sending: request.urlRequest, report: report)
+            return StartReportingTransport(base: base).makeTask(for: request, events: events)
         }
         let task = SharedExchangeTask(
             events: events, sending: request.urlRequest, report: request.reportStart)

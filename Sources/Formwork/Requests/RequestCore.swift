@@ -266,22 +266,20 @@ final class RequestCore: Sendable {
     /// coalescing, transport), watched for its idle timeout when the transport does not enforce
     /// it.
     private func startTask(of attempt: Int) {
-        typealias Plan = (
-            prepared: PreparedRequest, atCompletion: Bool, idleTimeout: TimeInterval?, id: UUID?
-        )
+        typealias Plan = (prepared: PreparedRequest, mayDeliverAtCompletion: Bool, id: UUID?)
         let plan = state.withLock { state -> Plan? in
             guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest,
                 values.task == nil
             else { return nil }
-            let prepared = values.prepared
-            let idleTimeout = IdleTimeout.watched(
-                prepared.urlRequest.timeoutInterval, enforcedBy: host.transport)
-            let atCompletion = idleTimeout == nil && deliversAtCompletion(prepared, state: state)
             if !settings.eventMonitors.isEmpty, state.id == nil { state.id = UUID() }
-            return (prepared, atCompletion, idleTimeout, state.id)
+            return (values.prepared, deliversAtCompletion(values.prepared, state: state), state.id)
         }
         guard let plan else { return }
-        let task = makeTask(plan.prepared, attempt: attempt, atCompletion: plan.atCompletion, id: plan.id)
+        // Asks the transport, so outside the lock.
+        let idleTimeout = IdleTimeout.watched(
+            plan.prepared.urlRequest.timeoutInterval, enforcedBy: host.transport)
+        let atCompletion = idleTimeout == nil && plan.mayDeliverAtCompletion
+        let task = makeTask(plan.prepared, attempt: attempt, atCompletion: atCompletion, id: plan.id)
         let kept = state.withLock { state -> Bool in
             guard state.machine.isRunning(attempt: attempt), state.machine.latest?.task == nil else {
                 return false
@@ -294,7 +292,7 @@ final class RequestCore: Sendable {
             task.cancel()
             return
         }
-        if let idleTimeout = plan.idleTimeout { watchIdleTimeout(idleTimeout, attempt: attempt) }
+        if let idleTimeout { watchIdleTimeout(idleTimeout, attempt: attempt) }
         task.resume()
     }
 

@@ -113,8 +113,8 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        // Formwork's Transport on AsyncHTTPClient: Examples/Sources/FormworkAsyncHTTPClient is one
-        // file a service can copy into its own target.
+        // Formwork's Transport on AsyncHTTPClient: Examples/Sources/FormworkAsyncHTTPClient holds the
+        // two files a service can copy into its own target.
         .target(
             name: "FormworkAsyncHTTPClient",
             dependencies: [

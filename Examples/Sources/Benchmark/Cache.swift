@@ -5,13 +5,13 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Cached hits (issue 14 §3): the same small JSON response (`Cache-Control: max-age=3600`),
+/// Cached hits: the same small JSON response (`Cache-Control: max-age=3600`),
 /// requested again and again, one at a time, and decoded. Formwork's `HTTPCache` (memory) against
 /// raw `URLSession` with a `URLCache` and `.returnCacheDataElseLoad`. Reports hits per second,
 /// CPU per hit and the requests that reached the server; the goal is at least as many hits per
 /// second as the URLCache.
 ///
-/// corelibs' `URLCache` (Linux) stores nothing (see DESIGN): there every raw request reaches the
+/// corelibs' `URLCache` (Linux) stores nothing (see the Platform notes article): there every raw request reaches the
 /// server, so on Linux the pair compares Formwork's cache with a network round trip, and the
 /// server counts say so. On Apple platforms the raw side is served by the URLCache.
 struct CacheHits: Requestable {

@@ -1,7 +1,7 @@
 import Formwork
 import Foundation
 
-/// Identical requests in flight with and without coalescing (issue 14 §2): bursts of 64 identical
+/// Identical requests in flight with and without coalescing: bursts of 64 identical
 /// GETs to an endpoint that answers after a short delay, sent through a session that coalesces
 /// (the default) and one that does not. Reports the requests the server saw and the time per
 /// burst; the goal is at least 10 times fewer server requests.

@@ -86,7 +86,7 @@ struct Downloads {
                     + "   peak RSS +\(formatBytes(growth(variant)))")
         }
         if let link = options.activeLink {
-            // DESIGN's target over a link: 0.97 × raw, whichever raw.
+            // The target over a link: 0.97 × raw, whichever raw.
             report.ratio(
                 "Formwork vs raw downloadTask with progress", time(.rawProgress) / time(.formwork),
                 target: 0.97)
@@ -99,7 +99,7 @@ struct Downloads {
                     + String(format: "%.2f", single / time(.formwork)) + " × the model, raw at "
                     + String(format: "%.2f", single / time(.rawBare)))
         } else {
-            // DESIGN's targets on loopback: 1.0 × a progress-reporting downloadTask, 0.95 × bare.
+            // The targets on loopback: 1.0 × a progress-reporting downloadTask, 0.95 × bare.
             report.ratio(
                 "Formwork vs raw downloadTask with progress", time(.rawProgress) / time(.formwork),
                 target: 1.0)

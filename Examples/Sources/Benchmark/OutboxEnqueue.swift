@@ -1,7 +1,7 @@
 import Formwork
 import Foundation
 
-/// The outbox's enqueue cost (issue 26): a small JSON `POST` made durable — on disk when
+/// The outbox's enqueue cost: a small JSON `POST` made durable — on disk when
 /// `enqueue` returns — one after another. The raw side writes the same number of bytes the way
 /// any durable write must: a temporary file, `fsync`, `rename`, `fsync` of the directory (two
 /// `fsync`s, as the outbox's entry without a file body). Reports microseconds per request on

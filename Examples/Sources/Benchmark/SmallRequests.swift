@@ -155,7 +155,7 @@ struct SmallRequests: Requestable {
             }
             return
         }
-        // DESIGN's targets: 0.98 on loopback, 0.97 over a link.
+        // The targets: 0.98 on loopback, 0.97 over a link.
         let target = options.activeLink == nil ? 0.98 : 0.97
         report.pair("req/s", raw: rate(.raw), formwork: rate(.formwork), higherIsBetter: true, target: target)
         report.pair(

@@ -61,14 +61,14 @@ struct TransportDownloads {
                     + pad(String(format: "CPU %.2f s", cpu), 14, left: true)
                     + "   peak RSS +\(formatBytes(growth(client)))")
         }
-        // Issue 16's target over AsyncHTTPClient; DESIGN's against bare download(for:) on loopback.
+        // The target over AsyncHTTPClient; the one against bare download(for:) on loopback.
         report.ratio(
             "MB/s, Formwork over AsyncHTTPClient / bare",
             time(.asyncHTTPClient) / time(.formworkAsyncHTTPClient), target: 0.97)
         report.ratio(
             "MB/s, Formwork over URLSession / raw download(for:)",
             time(.rawURLSession) / time(.formworkURLSession), target: options.activeLink == nil ? 0.95 : 0.97)
-        // Issue 16: under 16 MiB for 1 GiB (AsyncHTTPClient alone streams it in under 1 MiB).
+        // Under 16 MiB for 1 GiB (AsyncHTTPClient alone streams it in under 1 MiB).
         let rssTarget: Int64 = 16 << 20
         let formworkGrowth = growth(.formworkAsyncHTTPClient)
         report.note(

@@ -8,7 +8,7 @@ import NIOCore
     import FoundationNetworking
 #endif
 
-/// Formwork over both transports beside the bare clients under them (issue 16): raw `URLSession`,
+/// Formwork over both transports beside the bare clients under them: raw `URLSession`,
 /// Formwork over `URLSession` (the default transport), bare AsyncHTTPClient, and Formwork over
 /// ``AsyncHTTPClientTransport``, all four in one process with the same interleaved rounds as
 /// ``SmallRequests``, then one download each (``TransportDownloads``).
@@ -131,7 +131,7 @@ struct Transports: Requestable {
                     + "   \(number(rates.min() ?? 0))-\(number(rates.max() ?? 0))")
         }
         guard sides.count == Client.allCases.count else { return }
-        // Issue 16's target over AsyncHTTPClient; DESIGN's over URLSession (0.98 on loopback).
+        // The target over AsyncHTTPClient, and the one over URLSession (0.98 on loopback).
         let targets: [(Client, Client, Double)] = [
             (.formworkAsyncHTTPClient, .asyncHTTPClient, 0.90),
             (.formworkURLSession, .rawURLSession, options.activeLink == nil ? 0.98 : 0.97),
@@ -143,7 +143,7 @@ struct Transports: Requestable {
             let cpu =
                 median(bare, \.cpuMicrosecondsPerRequest)
                 / max(median(formwork, \.cpuMicrosecondsPerRequest), 1e-9)
-            // Decided in issue 16 (BENCHMARKS.md, "The sequential target, decided"): one at a time on
+            // Decided in BENCHMARKS.md ( "The sequential target, decided"): one at a time on
             // loopback, Formwork over AsyncHTTPClient is held to an instruction budget, not a ratio.
             guard formwork == .formworkAsyncHTTPClient, concurrency == 1, options.activeLink == nil else {
                 report.ratio("req/s, Formwork over \(name) / \(under)", rate, target: target)

@@ -91,7 +91,7 @@ struct Uploads {
                     + pad(String(format: "%.1f MiB/s", mebibytesPerSecond(size, time)), 15, left: true)
                     + "   peak RSS +\(formatBytes(growth))")
         }
-        report.ratio("Formwork vs raw (no DESIGN target; 1 = parity)", rawTime / formworkTime, target: 1.0)
+        report.ratio("Formwork vs raw (no target; 1 = parity)", rawTime / formworkTime, target: 1.0)
         report.limit("Formwork peak RSS growth", value: formworkGrowth, below: 64 << 20)
         do {
             let rawMD5 = try await rawUpload(source, raw, hashed: true)

@@ -55,8 +55,8 @@ struct MemoryCheck {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let mode = arguments.first ?? "download"
-        if mode == "stream" { return await StreamMemory.run(arguments) }  // issue 15: a long event stream
-        // Issue 23: a fast stream and a slow reader, in bounded memory and without losing an event.
+        if mode == "stream" { return await StreamMemory.run(arguments) }  // a long event stream
+        // A fast stream and a slow reader, in bounded memory and without losing an event.
         if mode == "stream-flood" { return await StreamFloodMemory.run(arguments) }
         // Finished requests are released: many small requests in constant memory.
         if mode == "requests" { return await RequestsMemory.run(arguments) }

@@ -12,8 +12,9 @@ import Foundation
 ///     }
 /// ```
 ///
-/// Completion handlers run on the main actor, exactly once, in the order chained — also when
-/// chained after the request finished. The async accessors (``data()``, ``string(encoding:)``,
+/// Completion handlers run on the main actor, in the order chained — also when chained after the
+/// request finished — once each time the request ends: once, after its retries, and again after
+/// each reload. The async accessors (``data()``, ``string(encoding:)``,
 /// ``decode(_:atKeyPath:decoder:)``) never go through the main actor, and cancelling the Swift
 /// `Task` that awaits them cancels the request.
 public final class DataRequest: Request, DataResponding, @unchecked Sendable {}  // adds no stored property

@@ -1,6 +1,6 @@
 import Foundation
 
-// The flat names of `Session.Configuration` before its groups (issue 25), kept for one release.
+// The flat names of `Session.Configuration` before its groups, kept for one release.
 extension Session.Configuration {
     /// The idle timeout in seconds.
     @available(*, deprecated, renamed: "timeouts.idle")

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 // The two spellings of a session on a URLSession of a given configuration before
-// `URLSessionTransport` (issue 25), kept for one release.
+// `URLSessionTransport`, kept for one release.
 extension Session {
     /// Creates a session whose own ``URLSessionTransport`` (when `configuration` names no
     /// transport) is made with `urlSessionConfiguration`, and invalidated with the session.

@@ -47,6 +47,50 @@ extension DocSnippetTests {
             }
         }
 
+        /// What a UIKit HUD draws for a mask that is not a view: a dimmed cover, a spinner and a line of
+        /// text (the mask's own for a `Headless.MaskView`, none for other masks).
+        struct HUDContent {
+            var text: String?
+            var dimming: Double  // the cover's opacity, black
+            var isHidden = false  // waiting behind another mask
+
+            @MainActor
+            init(drawing mask: any Maskable) {
+                text = (mask as? Headless.MaskView)?.text
+                dimming = (mask as? Headless.View)?.backgroundColor?.alpha ?? 0
+                isHidden = mask.isHidden
+            }
+        }
+
+        @Test("UIKit recipe: the default mask is dimmed, a LoadConfig's has its text, one waiting is hidden")
+        @MainActor
+        func hudContent() async throws {
+            let stubs = StubRegistry()
+            stubs.stub(.get, "https://api.example.com/articles", .json(articlesJSON, delay: 0.2))
+            let session = Session(stubs: stubs)
+            let caller = Caller()
+            let screen = Headless.View()
+
+            let first = caller.request(ArticlesForm(), session: session)
+                .load(LoadType.default(container: screen))
+            let second = caller.request(ArticlesForm(page: 2), session: session)
+                .load(LoadConfig(container: screen, text: "Fetching articles…"))
+            try #require(screen.masks.count == 2)
+            let shown = HUDContent(drawing: screen.masks[0])
+            #expect(shown.text == nil)
+            #expect(shown.dimming == 0.4)
+            #expect(!shown.isHidden)
+            let waiting = HUDContent(drawing: screen.masks[1])
+            #expect(waiting.text == "Fetching articles…")
+            #expect(waiting.isHidden)
+            let spinner = HUDContent(drawing: Headless.ActivityIndicator())
+            #expect(spinner.text == nil)
+            #expect(spinner.dimming == 0)
+            await first.settled()
+            await second.settled()
+            #expect(screen.masks.isEmpty)
+        }
+
         @Test("Loading: masks stack, controls and refresh controls wait for their last load")
         @MainActor
         func loading() async throws {

@@ -13,7 +13,7 @@ struct AttemptCounter: RequestAdapter {
     }
 }
 
-/// The seed's signing: a signature over the sorted query parameters and a shared secret.
+/// MBNetwork's signing: a signature over the sorted query parameters and a shared secret.
 struct SortedParameterSigner: RequestAdapter {
     let secret: String
     func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
@@ -35,7 +35,7 @@ struct SortedParameterSigner: RequestAdapter {
     }
 }
 
-/// Shared base parameters every request of an app carries (the seed's common parameters).
+/// Shared base parameters every request of an app carries (MBNetwork's common parameters).
 struct BaseParameters: RequestAdapter {
     let items: [URLQueryItem]
     func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {

@@ -118,7 +118,7 @@ final class Screen: Containable, Reloadable {
     func reloadContainer() -> (any Containable)? { self }
 }
 
-/// The seed's weather error: code and message inside `data`, "200" is success.
+/// MBNetwork's weather error: code and message inside `data`, "200" is success.
 struct WeatherError: JSONErrorable {
     static let successCodes = ["200"]
     static let codePath = "data.code"

@@ -64,7 +64,7 @@ enum JSONValue: Decodable, Sendable, Equatable {
     }
 }
 
-/// The seed's weather envelope: `{"data": {"code", "message", ...}}`.
+/// MBNetwork's weather envelope: `{"data": {"code", "message", ...}}`.
 struct Weather: Decodable, Sendable, Equatable {
     struct Day: Decodable, Sendable, Equatable {
         let day: String
@@ -87,7 +87,7 @@ struct Article: Decodable, Sendable, Equatable {
     let author: String
 }
 
-/// The weather call as a typed form (seed 004): `send` returns a `Weather`.
+/// The weather call as a typed form: `send` returns a `Weather`.
 struct WeatherForm: TypedFormable {
     typealias Response = Weather
     let base: String

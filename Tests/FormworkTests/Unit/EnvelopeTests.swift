@@ -3,7 +3,7 @@ import Testing
 
 @testable import Formwork
 
-@Suite("Envelope checks and decoding (seed 003)")
+@Suite("Envelope checks and decoding")
 struct EnvelopeTests {
     private struct Page: Decodable, Sendable, Equatable {
         let list: [Int]

@@ -1,7 +1,7 @@
 import Formwork
 import Foundation
 
-/// Scenario 3, the seed's "common controls": a button disabled with a wheel while it submits, a
+/// Scenario 3, MBNetwork's "common controls": a button disabled with a wheel while it submits, a
 /// scroll view that cannot scroll while masked (its mask goes on the screen around it), a table
 /// cell with a wheel, and a pull-to-refresh that stays refreshing until its last request ends.
 @MainActor

@@ -2,7 +2,7 @@ import ExampleSupport
 import Formwork
 import Foundation
 
-/// Scenario 4, the seed's progress and resume ("断点续传"): a large download that the server cuts
+/// Scenario 4, MBNetwork's progress and resume ("断点续传"): a large download that the server cuts
 /// part-way, then resumed from its resume data — only the missing bytes travel, and the file ends
 /// up byte-identical to the server's.
 @MainActor

@@ -1,8 +1,8 @@
 import Formwork
 import Foundation
 
-/// Scenario 1, the seed's first picture: a mask covers a screen while its request runs, and leaves
-/// when the request ends — with data, or with an error. Then the seed's `LoadConfig`: a custom
+/// Scenario 1, MBNetwork's first picture: a mask covers a screen while its request runs, and leaves
+/// when the request ends — with data, or with an error. Then MBNetwork's `LoadConfig`: a custom
 /// mask with insets.
 @MainActor
 final class LoadingMaskScenario: Scenario, Requestable {
@@ -10,7 +10,7 @@ final class LoadingMaskScenario: Scenario, Requestable {
     let summary =
         "A MaskView covers the screen from .load until the request ends, with data or with an error."
 
-    /// The seed's advanced load: which mask, where, and how far inside the container's edges.
+    /// MBNetwork's advanced load: which mask, where, and how far inside the container's edges.
     struct LoadConfig: Loadable {
         let container: (any Containable)?
         let maskView: any Maskable
@@ -59,7 +59,7 @@ final class LoadingMaskScenario: Scenario, Requestable {
         try stage.check(screen.masks.isEmpty, "the mask left when the request ended")
         await stage.pause(1.5)
 
-        stage.say("The seed's LoadConfig: its own mask and insets, on a request that fails.")
+        stage.say("MBNetwork's LoadConfig: its own mask and insets, on a request that fails.")
         stage.code(
             "let config = LoadConfig(container: screen, maskView: ActivityIndicator(color: .white),",
             "                        insets: MaskInsets(top: 94, left: 15, bottom: 120, right: 15))",

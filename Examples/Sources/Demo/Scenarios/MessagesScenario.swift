@@ -1,7 +1,7 @@
 import Formwork
 import Foundation
 
-/// Scenario 6, the seed's "出错提示" and "成功提示": `.warn` shows the server's own message for a
+/// Scenario 6, MBNetwork's "出错提示" and "成功提示": `.warn` shows the server's own message for a
 /// business error, a short sentence for an HTTP error or a network error; `.inform` shows a
 /// success message only when the server says it worked.
 @MainActor
@@ -27,7 +27,7 @@ final class MessagesScenario: Scenario, Requestable {
             warning.presentedMessages.last == "Insufficient balance", "the alert shows the server's message")
         await stage.pause(1.2)
 
-        stage.say("The seed's WeatherError: the code sits at data.code, here \"404\" with \"City not found\"")
+        stage.say("MBNetwork's WeatherError: the code at data.code, here \"404\" with \"City not found\"")
         stage.code(
             "request(WeatherForm(city: \"atlantis\"))", "    .warn(WeatherError.self, with: warningAlert)",
             "    .inform(WeatherError.self, with: successAlert)")

@@ -1,7 +1,7 @@
 import Formwork
 import Foundation
 
-/// Scenario 7, the seed's unfinished "网络异常重新请求": a request fails for want of a network, a
+/// Scenario 7, MBNetwork's unfinished "网络异常重新请求": a request fails for want of a network, a
 /// reload prompt covers the screen, and tapping it (once the server is back) sends the same
 /// request again through the same hooks, which now succeeds.
 @MainActor

@@ -33,7 +33,7 @@ struct Weather: Decodable, Sendable {
     let condition: String
 }
 
-/// Where the weather API puts its code and message (the seed's `WeatherError`).
+/// Where the weather API puts its code and message (MBNetwork's `WeatherError`).
 struct WeatherError: JSONErrorable {
     static let successCodes = ["200"]
     static let codePath = "data.code"

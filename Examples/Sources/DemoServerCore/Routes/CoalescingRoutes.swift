@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTP1
 
 /// Endpoints that let a test hold requests in flight and count what reached the server, for
-/// coalescing (issue 14 §2). Every counter is per key K, so tests never see each other's requests.
+/// coalescing. Every counter is per key K, so tests never see each other's requests.
 ///
 /// - `GET|HEAD|POST /coalesce/held?key=K[&size=N][&ms=D]`: counts a hit for K and answers only when K
 ///   is released (or, with `ms`, after D milliseconds, for the benchmark):

@@ -1,6 +1,6 @@
 import NIOHTTP1
 
-/// Business-data endpoints: `/weather` (the seed's envelope) and `/articles` (a paged list).
+/// Business-data endpoints: `/weather` (MBNetwork's envelope) and `/articles` (a paged list).
 enum DataRoutes {
     static let routes: [Route] = [
         Route([.GET], .exact("/weather"), respond: weather),
@@ -10,7 +10,7 @@ enum DataRoutes {
     /// The only city the weather service does not know.
     static let unknownCity = "atlantis"
 
-    /// `GET /weather?city=NAME`: the result code and message sit inside `data`, as in the seed.
+    /// `GET /weather?city=NAME`: the result code and message sit inside `data`, as in MBNetwork's examples.
     static func weather(_ request: DemoRequest) -> DemoResponse {
         guard let city = request.queryValue("city"), !city.isEmpty else {
             return .json(["data": ["code": "400", "message": "Missing city"]], status: .badRequest)

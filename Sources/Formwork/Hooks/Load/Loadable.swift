@@ -22,7 +22,8 @@ public protocol Loadable {
     func maskContainer() -> (any Containable)?
     /// Loading begins: called when `.load` is chained and again when a reload starts.
     func begin()
-    /// Loading ends: called exactly once per attempt, however it ended (success, failure, cancel).
+    /// Loading ends: called once each time the request ends (after its retries), however it ended
+    /// (success, failure, cancel).
     func end()
 }
 

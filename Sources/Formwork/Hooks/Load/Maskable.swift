@@ -15,8 +15,9 @@ public protocol Maskable: AnyObject {
 /// masks kept in the order they were added.
 ///
 /// ``Headless/View`` conforms. To adapt a `UIView`, return its `Maskable` subviews as `masks`,
-/// add a mask as a subview pinned to the edges with the insets, and remove it from its superview
-/// (see the README recipe).
+/// add a mask as a subview pinned to the edges with the insets (drawing a mask that is not a view,
+/// such as the default ``Headless/MaskView``, with a view of your own), and remove it from its
+/// superview: the UIKit recipe in <doc:LoadingAndMasks>.
 @MainActor
 public protocol MaskHost: AnyObject {
     /// The masks in this container, oldest first, newest last.

@@ -1,10 +1,10 @@
 extension Request {
     /// Shows loading UI for as long as the request runs.
     ///
-    /// `loadable.begin()` runs now; `loadable.end()` runs exactly once when the attempt ends,
-    /// however it ends (success, failure, cancel), in chain order with the other hooks and
-    /// handlers. When the request is sent again by a reload, `begin()` runs again before the new
-    /// attempt and `end()` again after it. The network refresh of
+    /// `loadable.begin()` runs now; `loadable.end()` runs once when the request ends (after its
+    /// retries, if any), however it ends (success, failure, cancel), in chain order with the other
+    /// hooks and handlers. When the request is sent again by a reload, `begin()` runs again before
+    /// it and `end()` again after it. The network refresh of
     /// ``CachePolicy/cacheThenNetwork`` that follows a cached value shows no mask: `begin()` and
     /// `end()` run once, around the cached value, so the mask shows only while nothing is on
     /// screen.

@@ -1,7 +1,7 @@
 extension Request {
     /// Shows what went wrong, the MBNetwork way, and hands success codes to `onSuccess`.
     ///
-    /// Once per attempt, in chain order:
+    /// Once each time the request ends (after its retries; again after a reload), in chain order:
     ///
     /// - no network, a timeout, a request that could not be made: a short sentence
     ///   (``NetworkError/userMessage``, words from ``MessageCatalog``);

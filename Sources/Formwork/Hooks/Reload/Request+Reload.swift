@@ -1,12 +1,13 @@
 extension Request {
-    /// Offers a reload when an attempt fails for want of a network (a "try again" prompt).
+    /// Offers a reload when the request fails for want of a network (a "try again" prompt).
     ///
-    /// When an attempt ends with a network failure (``NetworkError/isNetworkFailure``: no
-    /// connection, timeout, connection lost — not an HTTP status, not a business error, not a
-    /// cancel), `reloadable.reloadMask()` is added on `reloadable.reloadContainer()`. Triggering
-    /// it (``ReloadMask/reload()``) removes it and sends the same request again through the same
-    /// chain: `load` begins again, and every hook and handler runs again for the new attempt —
-    /// including this one, should the network still be down. The network refresh of a
+    /// When the request ends (after its retries) with a network failure
+    /// (``NetworkError/isNetworkFailure``: no connection, timeout, connection lost — not an HTTP
+    /// status, not a business error, not a cancel), `reloadable.reloadMask()` is added on
+    /// `reloadable.reloadContainer()`. Triggering it (``ReloadMask/reload()``) removes it and sends
+    /// the same request again through the same chain: `load` begins again, and every hook and
+    /// handler runs again for the new attempt — including this one, should the network still be
+    /// down. The network refresh of a
     /// ``CachePolicy/cacheThenNetwork`` request, which follows a cached value already delivered,
     /// offers no prompt when it fails: the cached value stays on screen.
     ///

@@ -1,0 +1,2 @@
+/// A library type (see the README recipe).
+public struct Lib {}

@@ -1,0 +1,2 @@
+@Suite("Envelope decoding (seed 003)")
+struct LibTests {}

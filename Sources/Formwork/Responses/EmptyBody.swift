@@ -42,15 +42,3 @@ extension Optional: EmptyResponse {
     /// `nil`: an empty body decodes as no value.
     public static func emptyValue() -> Wrapped? { nil }
 }
-
-// The old name, for one release, where apps write it most: in the types that send requests and
-// in typed forms (`typealias Response = Empty`; the one in `Requestable` is in
-// Session/Requestable+Empty.swift, with the protocol). It is no longer a top-level type, because
-// Combine has a top-level `Empty` and a file importing both modules could not use either by its
-// short name.
-
-extension TypedFormable {
-    /// The old name of ``EmptyBody``, kept for one release inside typed forms.
-    @available(*, deprecated, renamed: "EmptyBody", message: "Combine's Empty clashed with it")
-    public typealias Empty = EmptyBody
-}

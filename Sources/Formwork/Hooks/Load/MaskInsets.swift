@@ -36,19 +36,3 @@ public struct MaskInsets: Sendable, Hashable, CustomStringConvertible {
         "(top: \(top), left: \(left), bottom: \(bottom), right: \(right))"
     }
 }
-
-// The old name, for one release, where apps write it most: inside their conformances. It is no
-// longer a top-level type, because SwiftUI has a top-level `EdgeInsets` and a file importing both
-// modules could not use either by its short name.
-
-extension Loadable {
-    /// The old name of ``MaskInsets``, kept for one release inside `Loadable` conformances.
-    @available(*, deprecated, renamed: "MaskInsets", message: "SwiftUI's EdgeInsets clashed with it")
-    public typealias EdgeInsets = MaskInsets
-}
-
-extension MaskHost {
-    /// The old name of ``MaskInsets``, kept for one release inside `MaskHost` conformances.
-    @available(*, deprecated, renamed: "MaskInsets", message: "SwiftUI's EdgeInsets clashed with it")
-    public typealias EdgeInsets = MaskInsets
-}

@@ -102,7 +102,7 @@ extension DocSnippetTests {
             func patiently() -> DataRequest {
                 request(ArticlesForm(), session: session)
                     .retry(.exponential(retryLimit: 3, baseDelay: 0.5))
-                    .deadline(30)  // all attempts together
+                    .totalTimeout(30)  // all attempts together
             }
         }
 

@@ -168,7 +168,7 @@ struct IdempotencyTests {
         // more retries: what it pins is that every arrival with the key is applied once.
         let counter = newCounter()
         var form = try await applyForm(counter, fail: "drop")
-        form.timeout = 1
+        form.idleTimeout = 1
         let failure = try await sendOnReusedConnection(
             form, key: true, retry: RetryPolicy(retryLimit: 5, baseDelay: 0))
         let counted = try await count(counter)

@@ -6,6 +6,14 @@ extension Session {
     /// answer challenges, the HTTP ``cache``, and the ``transport`` that carries them.
     public struct Configuration: Sendable {
         // Requests ---------------------------------------------------------------------------
+        /// The absolute http(s) URL that forms' relative URLs are resolved against, as RFC 3986
+        /// section 5 says (a browser resolves links the same way). A form whose URL has a scheme
+        /// (`https://…`) ignores it. Mind the trailing slash: against `https://api.example.com/v1/`,
+        /// `users` is `…/v1/users`; against `https://api.example.com/v1` it is `…/users` (the last
+        /// segment is replaced); `/users` is `https://api.example.com/users` against either.
+        /// Defaults to `nil`: every form gives an absolute URL, and a relative one fails the request
+        /// with ``NetworkError/Kind/invalidURL``.
+        public var baseURL: String?
         /// Headers added to every request; a form's own headers win on a clash. Defaults to none.
         public var headers = HTTPHeaders()
         /// The `User-Agent` of requests that set none themselves (in ``headers``, the form's
@@ -57,11 +65,11 @@ extension Session {
     /// How long a session's requests may wait and take.
     public struct Timeouts: Sendable, Equatable {
         /// The idle timeout in seconds: an attempt fails when nothing arrives or leaves for this
-        /// long, when its form sets none (see ``Formable/timeout``; per attempt, precise to about
+        /// long, when its form sets none (see ``Formable/idleTimeout``; per attempt, precise to about
         /// 0.1 s). Defaults to 60.
         public var idle: TimeInterval = 60
         /// The most seconds a request may take in all (attempts and retry delays included),
-        /// enforced by Formwork. A request's own `deadline(_:)` wins over it. Defaults to `nil`:
+        /// enforced by Formwork. A request's own ``Request/totalTimeout(_:)`` wins over it. Defaults to `nil`:
         /// no total limit, only the ``idle`` timeout.
         public var total: TimeInterval?
 

@@ -15,11 +15,11 @@ extension Headless {
         }
 
         /// The default ``maskID``.
-        public static let defaultMaskID = "Formwork.ActivityIndicator"
+        static let defaultMaskID = "Formwork.ActivityIndicator"
 
         /// Creates a turning wheel.
         /// - Parameter maskID: What kind of mask this is.
-        public convenience init(maskID: String = defaultMaskID) {
+        public convenience init(maskID: String = "Formwork.ActivityIndicator") {
             self.init(color: .gray, backgroundColor: nil, maskID: maskID)
         }
 

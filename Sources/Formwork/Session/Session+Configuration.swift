@@ -74,7 +74,7 @@ extension Session {
         public var total: TimeInterval?
 
         /// Timeouts with the defaults: 60 seconds idle, no total limit.
-        public init(idle: TimeInterval = 60, total: TimeInterval? = nil) {
+        init(idle: TimeInterval = 60, total: TimeInterval? = nil) {
             self.idle = idle
             self.total = total
         }
@@ -89,16 +89,6 @@ extension Session {
         public var retriers: [any RequestRetrier] = []
         /// Monitors told about every request of the session (e.g. ``ConsoleLogger``).
         public var eventMonitors: [any EventMonitor] = []
-
-        /// Interceptors: by default none.
-        public init(
-            adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [],
-            eventMonitors: [any EventMonitor] = []
-        ) {
-            self.adapters = adapters
-            self.retriers = retriers
-            self.eventMonitors = eventMonitors
-        }
     }
 
     /// What answers the challenges of servers and proxies, and which headers carry credentials.
@@ -116,15 +106,5 @@ extension Session {
         /// a response to a request that carries one is cached for that credential only. Defaults
         /// to none.
         public var sensitiveHeaders: Set<String> = []
-
-        /// Credentials: by default none.
-        public init(
-            server: PasswordCredential? = nil, proxy: PasswordCredential? = nil,
-            sensitiveHeaders: Set<String> = []
-        ) {
-            self.server = server
-            self.proxy = proxy
-            self.sensitiveHeaders = sensitiveHeaders
-        }
     }
 }

@@ -284,7 +284,7 @@ extension DocSnippetTests {
         @Test("A session: grouped settings; adapters, retriers and the token interceptor in their lists")
         func session() async throws {
             let configuration = API.session.configuration
-            #expect(configuration.timeouts == Session.Timeouts(idle: 20, total: 60))
+            #expect(configuration.timeouts.idle == 20 && configuration.timeouts.total == 60)
             #expect(configuration.headers["X-Client"] == "ios")
             #expect(configuration.interceptors.adapters.count == 1)
             #expect(configuration.interceptors.retriers.first is RetryPolicy)

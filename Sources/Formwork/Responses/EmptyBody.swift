@@ -13,8 +13,7 @@ public protocol EmptyResponse {
 /// empty body and any JSON body.
 ///
 /// It was called `Empty` before, which clashed with Combine's `Empty` publisher in any app file
-/// that imports both. Inside `Requestable` types and typed forms the old name still works,
-/// deprecated, for one release.
+/// that imports both.
 public struct EmptyBody: Codable, Sendable, Equatable, EmptyResponse {
     /// Creates the empty value.
     public init() {}

@@ -3,8 +3,7 @@
 ///
 /// Formwork's own type with a name of its own, so that it never clashes with SwiftUI's
 /// `EdgeInsets` or AppKit's `NSEdgeInsets` in an app file that imports them too. It was called
-/// `EdgeInsets` before; inside `Loadable` and `MaskHost` conformances the old name still works,
-/// deprecated, for one release.
+/// `EdgeInsets` before.
 public struct MaskInsets: Sendable, Hashable, CustomStringConvertible {
     /// Distance from the container's top edge.
     public var top: Double

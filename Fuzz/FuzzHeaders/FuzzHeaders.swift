@@ -17,7 +17,7 @@ public func fuzzHeaders(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let parts = line.split(separator: UInt8(ascii: ":"), maxSplits: 1, omittingEmptySubsequences: false)
         let name = String(decoding: parts[0], as: UTF8.self)
         let value = parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : ""
-        headers.add(name: name, value: value)
+        headers[name] = value
     }
     guard (try? headers.validate()) != nil else { return 0 }
     for header in headers {

@@ -23,7 +23,7 @@ enum HTTPSProbe {
                 exit(2)
             }
             let value = argument[argument.index(after: colon)...].drop { $0 == " " }
-            headers.add(name: String(argument[..<colon]), value: String(value))
+            headers[String(argument[..<colon])] = String(value)
         }
         var words = MessageCatalog.english
         words.showsCodes = false
@@ -53,5 +53,5 @@ struct Prober: Requestable {}
 struct ProbeForm: RequestFormable {
     let url: String
     let headers: HTTPHeaders
-    var timeout: TimeInterval? { 30 }
+    var idleTimeout: TimeInterval? { 30 }
 }

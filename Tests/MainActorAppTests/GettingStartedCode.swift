@@ -23,9 +23,9 @@ final class WeatherScreen: Requestable {
 
 // snippet: getting-started-panel
 nonisolated struct WeatherError: JSONErrorable {
-    static let successCodes = ["200"]  // a JSON 200 and "200" both match
-    static let codePath = "data.code"
-    static let messagePath = "data.message"
+    static let envelope = Envelope(
+        codePath: "data.code", messagePath: "data.message",
+        successCodes: ["200"])  // a JSON 200 and "200" both match
     let code: String?
     let message: String?
 }
@@ -84,5 +84,22 @@ func describe(_ error: NetworkError) -> String {
         return "HTTP \(status): \(error.userMessage)"
     }
     return error.userMessage  // e.g. "The request timed out. (-1001)" in DEBUG builds
+}
+// snippet end
+
+// snippet: getting-started-one-off
+extension Session {
+    static let api = Session { $0.baseURL = "https://api.example.com/v1/" }
+}
+
+struct FirstLook: Requestable {
+    func weather() async throws(NetworkError) -> Weather {
+        try await request("weather", parameters: ["city": "shanghai"], session: .api)
+            .decode(Weather.self, atKeyPath: "data")
+    }
+
+    func sendFeedback(_ text: String) {
+        request("feedback", method: .post, parameters: ["text": text], encoding: .json, session: .api)
+    }
 }
 // snippet end

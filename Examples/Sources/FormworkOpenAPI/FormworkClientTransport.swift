@@ -51,7 +51,7 @@ public struct FormworkClientTransport: ClientTransport {
     /// ``defaultInterceptedStatusCodes``.
     public let interceptedStatusCodes: Set<Int>
     /// Called with each operation's request before it starts, to chain per-operation behaviour on
-    /// it: `.retry(_:)`, `.deadline(_:)`, `.idempotencyKey(_:)`, an adapter.
+    /// it: `.retry(_:)`, `.totalTimeout(_:)`, `.idempotencyKey(_:)`, an adapter.
     public let prepare: (@Sendable (_ request: DataRequest, _ operationID: String) -> Void)?
     /// Every status but ``interceptedStatusCodes``: what each request accepts.
     private let acceptedStatusCodes: Set<Int>
@@ -129,7 +129,7 @@ struct OperationForm: RequestFormable {
         var seen = Set<HTTPField.Name>()
         for field in request.headerFields where seen.insert(field.name).inserted {
             // HTTPFields joins a repeated field's values: ", ", or "; " for Cookie.
-            headers.add(name: field.name.rawName, value: request.headerFields[field.name] ?? field.value)
+            headers[field.name.rawName] = request.headerFields[field.name] ?? field.value
         }
         self.headers = headers
         if let body {

@@ -85,7 +85,7 @@ public struct MessageCatalog: Sendable, Equatable {
     /// The message for an HTTP status code outside 2xx (for responses without a readable message).
     /// - Parameter statusCode: The HTTP status.
     /// - Returns: The catalog's sentence for that class of status.
-    public func message(forStatusCode statusCode: Int) -> String {
+    func message(forStatusCode statusCode: Int) -> String {
         switch statusCode {
         case 400: badRequest
         case 401: unauthorized
@@ -101,7 +101,7 @@ public struct MessageCatalog: Sendable, Equatable {
     /// The message for a transport error's `URLError` code.
     /// - Parameter code: The URLError code.
     /// - Returns: The catalog's sentence for that class of failure.
-    public func message(forURLErrorCode code: URLError.Code) -> String {
+    func message(forURLErrorCode code: URLError.Code) -> String {
         switch code {
         case .timedOut:
             timedOut

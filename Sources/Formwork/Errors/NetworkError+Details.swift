@@ -119,25 +119,26 @@ extension NetworkError {
     ///     details: .init(businessCode: "1001", businessMessage: "Insufficient balance"))
     /// ```
     public struct Details: Hashable, Sendable {
+        // Read through the error's own properties (`error.headerName`, …), one name each.
         /// Which way the failure happened, for kinds that have more than one way.
-        public var reason: Reason?
+        var reason: Reason?
         /// The name of the rejected header, as given (``Kind/invalidHeader``).
-        public var headerName: String?
+        var headerName: String?
         /// The first character that broke a header's rules (``Kind/invalidHeader``).
-        public var invalidCharacter: Unicode.Scalar?
+        var invalidCharacter: Unicode.Scalar?
         /// The key path of the parameter that could not be encoded, e.g. `user[tags][0]`
         /// (``Kind/parameterEncodingFailed``).
-        public var parameterKeyPath: String?
+        var parameterKeyPath: String?
         /// The type of the parameter value that is not supported, e.g. `Data`
         /// (``Reason/unsupportedValue``).
-        public var valueType: String?
+        var valueType: String?
         /// The file involved: the file to upload, a multipart file part, the file a multipart
         /// body was being written to, or the outbox's directory or file.
-        public var fileURL: URL?
+        var fileURL: URL?
         /// The server's business code, as text (``Kind/business``).
-        public var businessCode: String?
+        var businessCode: String?
         /// The server's business message, if it sent one (``Kind/business``).
-        public var businessMessage: String?
+        var businessMessage: String?
 
         /// Creates the specifics of an error; every value is optional.
         /// - Parameters:

@@ -175,13 +175,13 @@ extension NetworkError {
         public static let outbox = Kind("outbox")
 
         /// `true` for the kinds that mean "the response arrived but could not be read".
-        public var isResponseSerialization: Bool {
+        var isResponseSerialization: Bool {
             [.emptyResponse, .invalidJSON, .keyPathNotFound, .decodingFailed, .stringDecodingFailed]
                 .contains(self)
         }
 
         /// `true` for the kinds that mean "the request was never sent because it was malformed".
-        public var isInvalidRequest: Bool {
+        var isInvalidRequest: Bool {
             [
                 .invalidURL, .invalidHeader, .parameterEncodingFailed, .multipartEncodingFailed,
                 .requestBuildFailed,

@@ -10,7 +10,7 @@ struct FormSnapshot: RequestFormable, Sendable {
     let url: String
     let method: HTTPMethod
     let headers: HTTPHeaders
-    let timeout: TimeInterval?
+    let idleTimeout: TimeInterval?
     let cachePolicy: CachePolicy
     let redirectPolicy: RedirectPolicy?
     let parameters: Parameters
@@ -40,7 +40,7 @@ struct FormSnapshot: RequestFormable, Sendable {
         self.url = form.url
         self.method = form.method
         self.headers = form.headers
-        self.timeout = form.timeout
+        self.idleTimeout = form.idleTimeout
         self.cachePolicy = form.cachePolicy
         self.redirectPolicy = form.redirectPolicy
         self.parameters = parameters

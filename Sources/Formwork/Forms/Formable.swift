@@ -26,11 +26,11 @@ public protocol Formable {
     /// The idle timeout in seconds: the longest one attempt may go without any sign of life
     /// (from its start to the response's headers, then between body bytes). Each attempt (retry,
     /// reload) gets it anew; it is not a limit on the whole request, which is what
-    /// `deadline(_:)` and ``Session/Timeouts/total`` are for. It wins over the session's
-    /// ``Session/Timeouts/idle``. Precise to about 0.1 s on every platform (corelibs
+    /// ``Request/totalTimeout(_:)`` and ``Session/Timeouts/total`` are for. It wins over the
+    /// session's ``Session/Timeouts/idle``. Precise to about 0.1 s on every platform (corelibs
     /// URLSession truncates timeouts to whole seconds; Formwork watches the rest itself).
     /// Defaults to `nil`: the session's.
-    var timeout: TimeInterval? { get }
+    var idleTimeout: TimeInterval? { get }
     /// How this call uses the session's ``HTTPCache`` (``Session/Configuration/cache``). Only
     /// data requests are cached; downloads and uploads ignore it. Defaults to
     /// ``CachePolicy/useProtocol``.
@@ -46,8 +46,8 @@ extension Formable {
     public var method: HTTPMethod { .get }
     /// No headers.
     public var headers: HTTPHeaders { HTTPHeaders() }
-    /// `nil`: use the session's timeout.
-    public var timeout: TimeInterval? { nil }
+    /// `nil`: use the session's ``Session/Timeouts/idle``.
+    public var idleTimeout: TimeInterval? { nil }
     /// ``CachePolicy/useProtocol``: HTTP's own rules.
     public var cachePolicy: CachePolicy { .useProtocol }
     /// `nil`: the session's ``Session/Configuration/redirectPolicy``.

@@ -114,16 +114,18 @@ extension HTTPHeader {
 
 /// An ordered set of HTTP headers with case-insensitive names.
 ///
-/// Each name appears at most once. Adding or updating a header whose name is already present
-/// (in any letter case) replaces that entry **in place**: it keeps its position and takes the
+/// There is one way to set a header: the subscript by name (`nil` removes it), or ``update(_:)``
+/// for a ready-made ``HTTPHeader``. Each name appears at most once: setting a header whose name is
+/// already present (in any letter case) replaces that entry **in place**: it keeps its position and takes the
 /// **new** spelling of the name and the new value. So `["accept": "a"]` updated with
 /// `.accept("b")` is `["Accept": "b"]`, still first. Equality compares the ordered headers,
 /// names case-insensitively.
 ///
 /// ```swift
 /// var headers: HTTPHeaders = ["Accept": "application/json"]
-/// headers.add(.authorization(bearerToken: token))
+/// headers.update(.authorization(bearerToken: token))
 /// headers["accept"]             // "application/json"
+/// headers["X-Trace"] = "42"     // adds, or replaces in place
 /// headers["X-Trace"] = nil      // removes
 /// ```
 public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
@@ -175,18 +177,6 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
         }
     }
 
-    /// Adds a header, or replaces the one with the same name in place (same as `update`).
-    ///
-    /// Names are unique, so a repeated field is written as one comma-separated value.
-    /// - Parameter header: The header.
-    public mutating func add(_ header: HTTPHeader) { update(header) }
-
-    /// Adds a header, or replaces the one with the same name in place (same as `update`).
-    /// - Parameters:
-    ///   - name: The header name.
-    ///   - value: The header value.
-    public mutating func add(name: String, value: String) { update(HTTPHeader(name: name, value: value)) }
-
     /// Replaces the header with the same name (any case) in place, or appends it.
     /// - Parameter header: The header; its spelling of the name replaces the old one.
     public mutating func update(_ header: HTTPHeader) {
@@ -201,20 +191,20 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
     /// - Parameters:
     ///   - name: The header name; this spelling replaces the old one.
     ///   - value: The header value.
-    public mutating func update(name: String, value: String) {
+    mutating func update(name: String, value: String) {
         update(HTTPHeader(name: name, value: value))
     }
 
     /// Removes the header with this name (any case), if present.
     /// - Parameter name: The header name.
-    public mutating func remove(name: String) {
+    mutating func remove(name: String) {
         if let index = index(of: name) { headers.remove(at: index) }
     }
 
     /// The value of the header with this name (any case).
     /// - Parameter name: The header name.
     /// - Returns: The value, or `nil` when there is no such header.
-    public func value(for name: String) -> String? {
+    func value(for name: String) -> String? {
         index(of: name).map { headers[$0].value }
     }
 

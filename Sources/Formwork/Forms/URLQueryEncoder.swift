@@ -39,15 +39,15 @@ public struct URLQueryEncoder: Sendable {
     }
 
     /// How array elements are keyed.
-    public var arrayEncoding: ArrayEncoding
+    var arrayEncoding: ArrayEncoding
     /// How `Bool` values are written.
-    public var boolEncoding: BoolEncoding
+    var boolEncoding: BoolEncoding
 
     /// Creates an encoder.
     /// - Parameters:
     ///   - arrayEncoding: How array elements are keyed; `.brackets` (`key[]=v`) by default.
     ///   - boolEncoding: How `Bool` values are written; `.literal` (`true`/`false`) by default.
-    public init(arrayEncoding: ArrayEncoding = .brackets, boolEncoding: BoolEncoding = .literal) {
+    init(arrayEncoding: ArrayEncoding = .brackets, boolEncoding: BoolEncoding = .literal) {
         self.arrayEncoding = arrayEncoding
         self.boolEncoding = boolEncoding
     }
@@ -58,7 +58,7 @@ public struct URLQueryEncoder: Sendable {
     /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/parameterEncodingFailed`` for an
     ///   unsupported value (``NetworkError/Reason/unsupportedValue``) or a non-finite number
     ///   (``NetworkError/Reason/invalidValue``), naming its ``NetworkError/parameterKeyPath``.
-    public func encode(_ parameters: Parameters) throws(NetworkError) -> String {
+    func encode(_ parameters: Parameters) throws(NetworkError) -> String {
         var pairs: [String] = []
         for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
             try append(value, key: key, path: key, to: &pairs)

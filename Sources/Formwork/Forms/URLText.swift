@@ -41,7 +41,10 @@ enum URLText {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
             bytes[0..<colon].allSatisfy(isSchemeByte), isLetter(bytes[0])
         else {
-            throw invalid(text, "has no scheme (such as https://)")
+            throw invalid(
+                text,
+                "has no scheme (such as https://): a relative URL needs the session's baseURL "
+                    + "(Session.Configuration.baseURL)")
         }
         let scheme = String(decoding: bytes[0..<colon], as: UTF8.self).lowercased()
         guard scheme == "http" || scheme == "https" else {

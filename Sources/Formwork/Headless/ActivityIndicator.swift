@@ -6,23 +6,25 @@ extension Headless {
         /// What kind of mask this is.
         public let maskID: String
         /// The colour of the wheel.
-        public var color: Color {
+        var color: Color {
             didSet { if color != oldValue { setNeedsDisplay() } }
         }
         /// `true` while the wheel turns.
-        public var isAnimating = true {
+        var isAnimating = true {
             didSet { if isAnimating != oldValue { setNeedsDisplay() } }
         }
 
         /// The default ``maskID``.
-        public static let defaultMaskID = "Formwork.ActivityIndicator"
+        static let defaultMaskID = "Formwork.ActivityIndicator"
 
         /// Creates a turning wheel.
-        /// - Parameters:
-        ///   - color: The wheel's colour; defaults to grey.
-        ///   - backgroundColor: The colour behind it; defaults to none.
-        ///   - maskID: What kind of mask this is.
-        public init(color: Color = .gray, backgroundColor: Color? = nil, maskID: String = defaultMaskID) {
+        /// - Parameter maskID: What kind of mask this is.
+        public convenience init(maskID: String = "Formwork.ActivityIndicator") {
+            self.init(color: .gray, backgroundColor: nil, maskID: maskID)
+        }
+
+        /// Creates a turning wheel in the given colours (a control's own).
+        init(color: Color, backgroundColor: Color?, maskID: String = defaultMaskID) {
             self.color = color
             self.maskID = maskID
             super.init()

@@ -1,14 +1,15 @@
 extension Headless {
-    /// An RGBA colour with components in 0...1 (UIKit's `UIColor` is not available here).
-    public struct Color: Sendable, Hashable, CustomStringConvertible {
+    /// An RGBA colour with components in 0...1 (UIKit's `UIColor` is not available here): what a
+    /// stand-in remembers of the colours it was given, for tests. Not part of the public API.
+    struct Color: Sendable, Hashable, CustomStringConvertible {
         /// Red, 0...1.
-        public var red: Double
+        var red: Double
         /// Green, 0...1.
-        public var green: Double
+        var green: Double
         /// Blue, 0...1.
-        public var blue: Double
+        var blue: Double
         /// Opacity, 0 (transparent) ... 1 (opaque).
-        public var alpha: Double
+        var alpha: Double
 
         /// Creates a colour.
         /// - Parameters:
@@ -16,7 +17,7 @@ extension Headless {
         ///   - green: Green, 0...1.
         ///   - blue: Blue, 0...1.
         ///   - alpha: Opacity, 0...1; defaults to opaque.
-        public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
+        init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
             self.red = red
             self.green = green
             self.blue = blue
@@ -24,18 +25,18 @@ extension Headless {
         }
 
         /// Fully transparent.
-        public static let clear = Color(red: 0, green: 0, blue: 0, alpha: 0)
+        static let clear = Color(red: 0, green: 0, blue: 0, alpha: 0)
         /// Black.
-        public static let black = Color(red: 0, green: 0, blue: 0)
+        static let black = Color(red: 0, green: 0, blue: 0)
         /// White.
-        public static let white = Color(red: 1, green: 1, blue: 1)
+        static let white = Color(red: 1, green: 1, blue: 1)
         /// Mid grey: the default spinner colour.
-        public static let gray = Color(red: 0.5, green: 0.5, blue: 0.5)
+        static let gray = Color(red: 0.5, green: 0.5, blue: 0.5)
         /// The blue UIKit uses as its default tint.
-        public static let blue = Color(red: 0, green: 0.478, blue: 1)
+        static let blue = Color(red: 0, green: 0.478, blue: 1)
 
         /// e.g. `"rgba(0.0, 0.478, 1.0, 1.0)"`.
-        public var description: String {
+        var description: String {
             "rgba(\(red), \(green), \(blue), \(alpha))"
         }
     }

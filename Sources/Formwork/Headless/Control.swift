@@ -2,8 +2,7 @@ extension Headless {
     /// A button or any other control (UIKit's `UIControl`), and a ``Loadable`` for itself:
     /// `request(form).load(button)`.
     ///
-    /// While it loads it is disabled and shows an ``ActivityIndicator`` in its own colours
-    /// (``tintColor`` for the wheel, ``View/backgroundColor`` behind it). With overlapping loads
+    /// While it loads it is disabled and shows an ``ActivityIndicator``. With overlapping loads
     /// it stays disabled until the last one ends, then gets back the ``isEnabled`` it had.
     @MainActor
     public final class Control: View, Loadable {
@@ -12,7 +11,7 @@ extension Headless {
             didSet { if isEnabled != oldValue { setNeedsDisplay() } }
         }
         /// The control's accent colour, used for its loading wheel.
-        public var tintColor = Color.blue {
+        var tintColor = Color.blue {
             didSet { if tintColor != oldValue { setNeedsDisplay() } }
         }
         /// How many of its loads are running.

@@ -11,13 +11,13 @@ extension Headless {
         }
 
         /// The default ``maskID``.
-        public static let defaultMaskID = "Formwork.MaskView"
+        static let defaultMaskID = "Formwork.MaskView"
 
         /// Creates a mask.
         /// - Parameters:
         ///   - text: A line shown under the spinner; defaults to none.
         ///   - maskID: What kind of mask this is.
-        public init(text: String? = nil, maskID: String = defaultMaskID) {
+        public init(text: String? = nil, maskID: String = "Formwork.MaskView") {
             self.text = text
             self.maskID = maskID
             super.init()

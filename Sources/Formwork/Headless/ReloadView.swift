@@ -13,13 +13,15 @@ extension Headless {
         public var onReload: (@MainActor () -> Void)?
 
         /// The default ``maskID``.
-        public static let defaultMaskID = "Formwork.ReloadView"
+        static let defaultMaskID = "Formwork.ReloadView"
 
         /// Creates a reload prompt.
         /// - Parameters:
         ///   - message: The prompt; defaults to "Network unavailable. Tap to reload."
         ///   - maskID: What kind of mask this is.
-        public init(message: String = "Network unavailable. Tap to reload.", maskID: String = defaultMaskID) {
+        public init(
+            message: String = "Network unavailable. Tap to reload.", maskID: String = "Formwork.ReloadView"
+        ) {
             self.message = message
             self.maskID = maskID
             super.init()

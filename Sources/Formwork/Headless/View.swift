@@ -18,7 +18,7 @@ extension Headless {
             didSet { if isHidden != oldValue { setNeedsDisplay() } }
         }
         /// The background colour, `nil` for none.
-        public var backgroundColor: Color? {
+        var backgroundColor: Color? {
             didSet { if backgroundColor != oldValue { setNeedsDisplay() } }
         }
         /// The distance from the superview's edges when the view was added as a mask.

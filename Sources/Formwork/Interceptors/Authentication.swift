@@ -76,7 +76,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestAdapter, 
     private let authenticator: A
     private let store: CredentialStore<A>
     /// How many times one request may be replayed after a refresh.
-    public let maximumReplays: Int
+    let maximumReplays: Int
 
     /// Creates an interceptor.
     /// - Parameters:

@@ -14,13 +14,13 @@ extension Request {
     }
 
     /// Fails the request with a timeout (``NetworkError/isTimeout``) if it has not finished
-    /// `seconds` from now, whatever its attempts and retries are doing. Unlike the idle
-    /// `timeout`, a server trickling bytes cannot keep the request alive past it. It wins over the
+    /// `seconds` from now, whatever its attempts and retries are doing. Unlike the idle timeout
+    /// (``Formable/idleTimeout``), a server trickling bytes cannot keep the request alive past it. It wins over the
     /// session's ``Session/Timeouts/total``, whenever it is chained.
     /// - Parameter seconds: The total time allowed.
     /// - Returns: The request.
     @discardableResult
-    public func deadline(_ seconds: TimeInterval) -> Self {
+    public func totalTimeout(_ seconds: TimeInterval) -> Self {
         core.setDeadline(seconds)
         return self
     }

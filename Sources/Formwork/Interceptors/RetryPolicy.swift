@@ -96,7 +96,7 @@ public struct RetryPolicy: RequestRetrier {
     /// The full-jitter range for retry `n` (from 0): `0...min(maximumDelay, baseDelay × 2^n)`.
     /// - Parameter retry: The retry's index, from 0.
     /// - Returns: The range the delay is drawn from.
-    public func delayRange(forRetry retry: Int) -> ClosedRange<Double> {
+    func delayRange(forRetry retry: Int) -> ClosedRange<Double> {
         let exponent = Double(min(max(retry, 0), 62))
         let upper = min(maximumDelay, baseDelay * pow(2, exponent))
         return 0...max(0, upper)

@@ -12,7 +12,7 @@ extension DataResponding {
     /// The model takes the request over at once (phase ``RequestModel/Phase/loading``); the
     /// body is decoded off the main actor like `responseDecodable(of:atKeyPath:decoder:)`, with the
     /// same key path (the whole body by default), and the model changes on the main actor in chain
-    /// order with the other hooks and handlers. ``RequestModel/retry()`` re-sends this request.
+    /// order with the other hooks and handlers. ``RequestModel/reload()`` re-sends this request.
     /// - Parameters:
     ///   - model: The model to bind; the request holds it weakly.
     ///   - keyPath: Where the value sits, e.g. `"data"` or `"data.list"`; `nil` (the default) for

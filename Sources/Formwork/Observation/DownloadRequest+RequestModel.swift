@@ -11,7 +11,7 @@ extension DownloadRequest {
     /// ```
     ///
     /// Progress is coalesced like ``Request/progress(_:)`` (at most one change per main-actor turn)
-    /// and reaches its final value before the model succeeds. ``RequestModel/retry()`` downloads
+    /// and reaches its final value before the model succeeds. ``RequestModel/reload()`` downloads
     /// again through the same chain (resuming as the form allows); ``RequestModel/cancel()``
     /// stops the download and leaves the model ``RequestModel/Phase/idle``.
     /// - Parameters:

@@ -1,4 +1,4 @@
-/// The request that drives a ``RequestModel`` now: the model keeps it for ``RequestModel/retry()``
+/// The request that drives a ``RequestModel`` now: the model keeps it for ``RequestModel/reload()``
 /// and compares it with the sender of each update, so only the latest request changes the model.
 ///
 /// It holds what re-sends the request (the request itself, with its snapshot of the form), never
@@ -31,7 +31,7 @@ extension RequestModel {
     /// Takes the model over for a new request; updates from earlier requests are ignored from now on.
     /// - Parameters:
     ///   - cancel: What ``cancel()`` runs.
-    ///   - resend: What ``retry()`` runs.
+    ///   - resend: What ``reload()`` runs.
     /// - Returns: The token the new request's updates carry.
     func attach(
         cancel: @escaping @MainActor @Sendable () -> Void = {},
@@ -50,7 +50,7 @@ extension RequestModel {
     /// An attempt begins: loading, no message, no progress yet.
     func begin(from driver: ModelDriver?) {
         guard isDriven(by: driver) else { return }
-        if !phase.isLoading { phase = .loading }  // already, when retry() began it
+        if !phase.isLoading { phase = .loading }  // already, when reload() began it
         if message != nil { message = nil }
         if fractionCompleted != nil { fractionCompleted = nil }
     }

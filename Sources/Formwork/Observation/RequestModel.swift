@@ -2,7 +2,7 @@ import Foundation
 import Observation
 
 /// The state of one screen's request, for SwiftUI: what phase it is in, how far the transfer has
-/// come, the latest value, the sentence to show when it failed, and a ``retry()``.
+/// come, the latest value, the sentence to show when it failed, and a ``reload()``.
 ///
 /// A request is bound to it with one hook, `bind(to:)` (`bindEnvelope(to:)` for a value inside an
 /// ``Envelope``). The verb is not `load`: `load(_:)` shows a loading mask, `bind(to:)` drives a model.
@@ -19,7 +19,7 @@ import Observation
 /// }
 /// ```
 ///
-/// A SwiftUI view reads ``phase``, ``fractionCompleted`` and ``message`` and calls ``retry()``;
+/// A SwiftUI view reads ``phase``, ``fractionCompleted`` and ``message`` and calls ``reload()``;
 /// SwiftUI observes the model directly (it is `@Observable`). Every change happens on the main
 /// actor, in one step per event: loading begins, progress moves, the request ends.
 ///
@@ -27,11 +27,11 @@ import Observation
 ///
 /// - **The latest request wins.** Each `.bind(to: model)` takes the model over; an earlier request
 ///   that is still running no longer changes it (its outcome and progress are ignored).
-/// - **``retry()`` re-sends the last request** through the same chain (every hook and handler
+/// - **``reload()`` re-sends the last request** through the same chain (every hook and handler
 ///   runs again, decoding included), as a reload prompt does. It holds the request's snapshot of
 ///   the form, never the object that sent it.
 /// - **It never retains its owner.** The request keeps the model weakly; the model keeps only the
-///   request (for ``retry()``). A screen that owns the model is released as usual.
+///   request (for ``reload()``). A screen that owns the model is released as usual.
 /// - **Streams**: `stream(form).bind(to: model)` makes ``value`` the latest event (or JSON line)
 ///   and ``connection`` the state of the connection; both change at most once per frame however
 ///   fast the server sends, and the last item is always shown.
@@ -78,9 +78,9 @@ public final class RequestModel<Value: Sendable> {
         self.message = phase.error?.userMessage
     }
 
-    /// `true` when ``retry()`` would send something: a request drove the model and ended with a
+    /// `true` when ``reload()`` would send something: a request drove the model and ended with a
     /// success or a failure (not a cancel).
-    public var canRetry: Bool {
+    public var canReload: Bool {
         driver?.canResend == true && !phase.isLoading
     }
 
@@ -89,8 +89,8 @@ public final class RequestModel<Value: Sendable> {
     /// handler of that chain runs again, decoding included. Does nothing while it loads, before any
     /// request drove the model, or after the request was cancelled (a cancel is final, as for a
     /// reload prompt).
-    public func retry() {
-        guard canRetry, let driver else { return }
+    public func reload() {
+        guard canReload, let driver else { return }
         begin(from: driver)
         driver.resend()
     }
@@ -98,7 +98,7 @@ public final class RequestModel<Value: Sendable> {
     /// Cancels the request that drives the model now (a stream a screen no longer shows, or a
     /// download the user stopped). The model goes back to ``Phase/idle`` (a stream's
     /// ``connection`` to ``StreamConnectionState/closed``) when the request has ended; a cancelled
-    /// request is never sent again by ``retry()``. Does nothing when no request drives the model.
+    /// request is never sent again by ``reload()``. Does nothing when no request drives the model.
     public func cancel() {
         driver?.canResend = false
         driver?.cancel()

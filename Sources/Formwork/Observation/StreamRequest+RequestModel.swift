@@ -21,7 +21,7 @@ extension StreamRequest {
     /// The stream holds the model weakly: once the model is released, or another request took it
     /// over (a later `.bind(to: model)`), the stream is cancelled at its next event or connection
     /// change. Call ``RequestModel/cancel()`` to stop it at once
-    /// (when the screen disappears). ``RequestModel/retry()`` opens the stream again after it
+    /// (when the screen disappears). ``RequestModel/reload()`` opens the stream again after it
     /// ended, sending the last event ID.
     /// - Parameter model: The model to bind.
     /// - Returns: The request.

@@ -64,7 +64,7 @@ extension Outbox {
             case sending
             /// The last attempt failed (no network, or the server asked to wait): the next one
             /// starts at the date, or sooner when the network comes back or
-            /// ``Outbox/sendNow()`` is called.
+            /// ``Outbox/retryNow()`` is called.
             case waiting(until: Date)
             /// ``Outbox/close()`` was called.
             case closed

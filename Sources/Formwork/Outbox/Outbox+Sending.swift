@@ -26,7 +26,7 @@ extension Outbox {
     func start() {
         guard !isClosed else { return }
         networkWatch = OutboxNetworkWatch { [weak self] in
-            Task { await self?.sendNow() }
+            Task { await self?.retryNow() }
         }
         for record in store.records { startLane(record.lane) }
     }
@@ -95,20 +95,23 @@ extension Outbox {
         switch record.body {
         case .none:
             request = session.request(
-                OutboxPlainForm(url: record.url, method: method, headers: headers, timeout: record.timeout)
+                OutboxPlainForm(
+                    url: record.url, method: method, headers: headers, idleTimeout: record.timeout)
             )
             .idempotencyKey(record.idempotencyKey)
         case .inline(let data):
             request = session.upload(
                 OutboxDataForm(
-                    url: record.url, method: method, headers: headers, timeout: record.timeout, data: data)
+                    url: record.url, method: method, headers: headers, idleTimeout: record.timeout, data: data
+                )
             )
             .idempotencyKey(record.idempotencyKey)
         case .file:
             let file = store.bodyFileURL(for: record.id)
             request = session.upload(
                 OutboxFileForm(
-                    url: record.url, method: method, headers: headers, timeout: record.timeout, fileURL: file)
+                    url: record.url, method: method, headers: headers, idleTimeout: record.timeout,
+                    fileURL: file)
             ).idempotencyKey(record.idempotencyKey)
         }
         lanes[record.lane]?.inFlight = (record.id, request)
@@ -131,7 +134,7 @@ extension Outbox {
         return Double.random(in: range)
     }
 
-    /// Waits until `date`, or until ``wake(_:)`` (the network came back, ``sendNow()``,
+    /// Waits until `date`, or until ``wake(_:)`` (the network came back, ``retryNow()``,
     /// ``cancel(_:)``, ``close()``).
     private func wait(_ lane: String, until date: Date) async {
         guard !isClosed else { return }

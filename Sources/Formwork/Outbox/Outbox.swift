@@ -28,7 +28,7 @@ import Foundation
 /// - **Sent when it can be.** One request of a lane at a time, oldest first; after a failure
 ///   that is not final, the next attempt waits (``Options/backoff``, `Retry-After`), or starts
 ///   at once when the network comes back (watched with `NWPathMonitor` on Apple platforms) or
-///   when ``sendNow()`` is called.
+///   when ``retryNow()`` is called.
 /// - **Sent as of now.** The session's adapters, authenticators, retriers and default headers
 ///   run when each attempt is sent, not at enqueue time: a token refreshed while the request
 ///   waited is the one used.
@@ -112,7 +112,8 @@ public actor Outbox {
         expiresAfter: TimeInterval? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws(NetworkError) -> Entry {
         let parts = try OutboxRequestParts(
-            FormSnapshot(form), key: IdempotencyKey.make(), lane: lane, tag: tag,
+            baseURL: session.configuration.baseURL, FormSnapshot(form), key: IdempotencyKey.make(),
+            lane: lane, tag: tag,
             expiresAt: expiryDate(expiresAfter))
         return try await add(parts)
     }
@@ -133,7 +134,8 @@ public actor Outbox {
         expiresAfter: TimeInterval? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws(NetworkError) -> Entry {
         let parts = try OutboxRequestParts(
-            upload: FormSnapshot(base: form), data: form.data, file: nil,
+            baseURL: session.configuration.baseURL, upload: FormSnapshot(base: form), data: form.data,
+            file: nil,
             defaultContentType: "application/octet-stream", key: IdempotencyKey.make(), lane: lane, tag: tag,
             expiresAt: expiryDate(expiresAfter))
         return try await add(parts)
@@ -158,7 +160,7 @@ public actor Outbox {
     ) async throws(NetworkError) -> Entry {
         let file = form.fileURL
         let parts = try OutboxRequestParts(
-            upload: FormSnapshot(base: form), data: nil, file: file,
+            baseURL: session.configuration.baseURL, upload: FormSnapshot(base: form), data: nil, file: file,
             defaultContentType: MIMEType.guess(forPathExtension: file.pathExtension),
             key: IdempotencyKey.make(),
             lane: lane, tag: tag, expiresAt: expiryDate(expiresAfter))
@@ -186,7 +188,8 @@ public actor Outbox {
         let multipart = form.multipartFormData
         let (threshold, directory) = (form.encodingMemoryThreshold, form.encodingDirectory)
         var parts = try OutboxRequestParts(
-            upload: FormSnapshot(base: form), data: nil, file: nil, defaultContentType: multipart.contentType,
+            baseURL: session.configuration.baseURL, upload: FormSnapshot(base: form), data: nil, file: nil,
+            defaultContentType: multipart.contentType,
             key: IdempotencyKey.make(), lane: lane, tag: tag, expiresAt: expiryDate(expiresAfter))
         parts.setContentType(multipart.contentType)
         let body: EncodedMultipartBody
@@ -258,9 +261,10 @@ public actor Outbox {
         return true
     }
 
-    /// Starts the next attempt of every waiting request now, e.g. when the app comes to the
-    /// foreground or the user asks to try again.
-    public func sendNow() {
+    /// Ends every backoff wait: the next attempt of each waiting request starts now rather than
+    /// when its wait would have ended, e.g. when the app comes to the foreground or the user asks
+    /// to try again. Requests already on the wire are left alone.
+    public func retryNow() {
         for lane in lanes.keys { wake(lane) }
     }
 

@@ -13,36 +13,41 @@ struct OutboxRequestParts: Sendable {
 
     /// Reads a form with parameters: they are encoded now, as the form says (a query in the URL,
     /// or a body with its `Content-Type`). The session's own headers are not kept; they are added
-    /// when the request is sent.
-    init(_ form: FormSnapshot, key: String, lane: String, tag: String?, expiresAt: Date?) throws(NetworkError)
-    {
-        let built = try URLRequestBuilder.request(for: form, configuration: Self.bare)
+    /// when the request is sent. A relative URL is resolved against the session's `baseURL` now.
+    init(
+        baseURL: String?, _ form: FormSnapshot, key: String, lane: String, tag: String?, expiresAt: Date?
+    ) throws(NetworkError) {
+        var configuration = Self.bare
+        configuration.baseURL = baseURL
+        let built = try URLRequestBuilder.request(for: form, configuration: configuration)
         var headers = form.headers
         if let type = built.value(forHTTPHeaderField: "Content-Type"),
             headers.value(for: "Content-Type") == nil
         {
-            headers.add(name: "Content-Type", value: type)
+            headers.update(name: "Content-Type", value: type)
         }
         self.init(
             url: built.url?.absoluteString ?? form.url, method: form.method, headers: headers,
-            timeout: form.timeout, key: key, lane: lane, tag: tag, expiresAt: expiresAt)
+            timeout: form.idleTimeout, key: key, lane: lane, tag: tag, expiresAt: expiresAt)
         bodyData = built.httpBody.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Reads an upload form (its body is given apart: bytes or a file, copied at enqueue time).
     init(
-        upload form: FormSnapshot, data: Data?, file: URL?, defaultContentType: String, key: String,
+        baseURL: String?, upload form: FormSnapshot, data: Data?, file: URL?, defaultContentType: String,
+        key: String,
         lane: String,
         tag: String?, expiresAt: Date?
     ) throws(NetworkError) {
-        let url = try URLRequestBuilder.url(from: form.url)
+        let url = try URLRequestBuilder.url(from: form.url, baseURL: baseURL)
         var headers = form.headers
         if headers.value(for: "Content-Type") == nil {
-            headers.add(name: "Content-Type", value: defaultContentType)
+            headers.update(name: "Content-Type", value: defaultContentType)
         }
         try headers.validate()
         self.init(
-            url: url.absoluteString, method: form.method, headers: headers, timeout: form.timeout, key: key,
+            url: url.absoluteString, method: form.method, headers: headers, timeout: form.idleTimeout,
+            key: key,
             lane: lane, tag: tag, expiresAt: expiresAt)
         bodyData = data
         bodyFile = file
@@ -78,7 +83,7 @@ struct OutboxPlainForm: RequestFormable {
     let url: String
     let method: HTTPMethod
     let headers: HTTPHeaders
-    let timeout: TimeInterval?
+    let idleTimeout: TimeInterval?
     var cachePolicy: CachePolicy { .reloadIgnoringCache }
     var coalescesRequests: Bool { false }
 }
@@ -88,7 +93,7 @@ struct OutboxDataForm: UploadDataFormable {
     let url: String
     let method: HTTPMethod
     let headers: HTTPHeaders
-    let timeout: TimeInterval?
+    let idleTimeout: TimeInterval?
     let data: Data
     var cachePolicy: CachePolicy { .reloadIgnoringCache }
 }
@@ -98,7 +103,7 @@ struct OutboxFileForm: UploadFileFormable {
     let url: String
     let method: HTTPMethod
     let headers: HTTPHeaders
-    let timeout: TimeInterval?
+    let idleTimeout: TimeInterval?
     let fileURL: URL
     var cachePolicy: CachePolicy { .reloadIgnoringCache }
 }

@@ -13,8 +13,7 @@ public protocol EmptyResponse {
 /// empty body and any JSON body.
 ///
 /// It was called `Empty` before, which clashed with Combine's `Empty` publisher in any app file
-/// that imports both. Inside `Requestable` types and typed forms the old name still works,
-/// deprecated, for one release.
+/// that imports both.
 public struct EmptyBody: Codable, Sendable, Equatable, EmptyResponse {
     /// Creates the empty value.
     public init() {}
@@ -41,16 +40,4 @@ public struct EmptyBody: Codable, Sendable, Equatable, EmptyResponse {
 extension Optional: EmptyResponse {
     /// `nil`: an empty body decodes as no value.
     public static func emptyValue() -> Wrapped? { nil }
-}
-
-// The old name, for one release, where apps write it most: in the types that send requests and
-// in typed forms (`typealias Response = Empty`; the one in `Requestable` is in
-// Session/Requestable+Empty.swift, with the protocol). It is no longer a top-level type, because
-// Combine has a top-level `Empty` and a file importing both modules could not use either by its
-// short name.
-
-extension TypedFormable {
-    /// The old name of ``EmptyBody``, kept for one release inside typed forms.
-    @available(*, deprecated, renamed: "EmptyBody", message: "Combine's Empty clashed with it")
-    public typealias Empty = EmptyBody
 }

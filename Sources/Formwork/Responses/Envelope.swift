@@ -11,9 +11,9 @@ import Foundation
 /// (``NetworkError/businessCode``, ``NetworkError/businessMessage``), and otherwise decode `data`,
 /// `data.list`, or nothing (`EmptyBody`).
 ///
-/// The message is read at `"message"` unless told otherwise, as a ``JSONErrorable`` reads it, so
-/// one error shape serves both `.warn` and an envelope. An API that names it `msg`
-/// says so:
+/// A ``JSONErrorable`` (what `.warn` and `.inform` read) describes its body with an envelope too,
+/// so one value serves both: `decodeEnvelope(T.self, envelope: APIError.envelope)`. The message is
+/// read at `"message"` unless told otherwise; an API that names it `msg` says so:
 ///
 /// ```swift
 /// extension Envelope {
@@ -33,19 +33,13 @@ public struct Envelope: Sendable, Hashable {
     /// Describes an envelope.
     /// - Parameters:
     ///   - codePath: Where the code sits; defaults to `"code"`.
-    ///   - messagePath: Where the message sits; defaults to `"message"`, the default of
-    ///     ``JSONErrorable/messagePath``. Pass `"msg"` for a `{code, msg, data}` API.
+    ///   - messagePath: Where the message sits; defaults to `"message"`. Pass `"msg"` for a
+    ///     `{code, msg, data}` API.
     ///   - successCodes: The codes that mean success.
     public init(codePath: String = "code", messagePath: String = "message", successCodes: [String]) {
         self.codePath = codePath
         self.messagePath = messagePath
         self.successCodes = successCodes
-    }
-
-    /// The envelope an error type used with `.warn` reads: its paths and success codes.
-    /// - Parameter error: The error type.
-    public init<E: JSONErrorable>(_ error: E.Type) {
-        self.init(codePath: E.codePath, messagePath: E.messagePath, successCodes: E.successCodes)
     }
 
     /// `{"code": 0, "message": "...", "data": ...}` with `0` as the only success code: the code at

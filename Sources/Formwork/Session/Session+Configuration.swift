@@ -6,6 +6,14 @@ extension Session {
     /// answer challenges, the HTTP ``cache``, and the ``transport`` that carries them.
     public struct Configuration: Sendable {
         // Requests ---------------------------------------------------------------------------
+        /// The absolute http(s) URL that forms' relative URLs are resolved against, as RFC 3986
+        /// section 5 says (a browser resolves links the same way). A form whose URL has a scheme
+        /// (`https://…`) ignores it. Mind the trailing slash: against `https://api.example.com/v1/`,
+        /// `users` is `…/v1/users`; against `https://api.example.com/v1` it is `…/users` (the last
+        /// segment is replaced); `/users` is `https://api.example.com/users` against either.
+        /// Defaults to `nil`: every form gives an absolute URL, and a relative one fails the request
+        /// with ``NetworkError/Kind/invalidURL``.
+        public var baseURL: String?
         /// Headers added to every request; a form's own headers win on a clash. Defaults to none.
         public var headers = HTTPHeaders()
         /// The `User-Agent` of requests that set none themselves (in ``headers``, the form's
@@ -57,16 +65,16 @@ extension Session {
     /// How long a session's requests may wait and take.
     public struct Timeouts: Sendable, Equatable {
         /// The idle timeout in seconds: an attempt fails when nothing arrives or leaves for this
-        /// long, when its form sets none (see ``Formable/timeout``; per attempt, precise to about
+        /// long, when its form sets none (see ``Formable/idleTimeout``; per attempt, precise to about
         /// 0.1 s). Defaults to 60.
         public var idle: TimeInterval = 60
         /// The most seconds a request may take in all (attempts and retry delays included),
-        /// enforced by Formwork. A request's own `deadline(_:)` wins over it. Defaults to `nil`:
+        /// enforced by Formwork. A request's own ``Request/totalTimeout(_:)`` wins over it. Defaults to `nil`:
         /// no total limit, only the ``idle`` timeout.
         public var total: TimeInterval?
 
         /// Timeouts with the defaults: 60 seconds idle, no total limit.
-        public init(idle: TimeInterval = 60, total: TimeInterval? = nil) {
+        init(idle: TimeInterval = 60, total: TimeInterval? = nil) {
             self.idle = idle
             self.total = total
         }
@@ -81,16 +89,6 @@ extension Session {
         public var retriers: [any RequestRetrier] = []
         /// Monitors told about every request of the session (e.g. ``ConsoleLogger``).
         public var eventMonitors: [any EventMonitor] = []
-
-        /// Interceptors: by default none.
-        public init(
-            adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [],
-            eventMonitors: [any EventMonitor] = []
-        ) {
-            self.adapters = adapters
-            self.retriers = retriers
-            self.eventMonitors = eventMonitors
-        }
     }
 
     /// What answers the challenges of servers and proxies, and which headers carry credentials.
@@ -108,15 +106,5 @@ extension Session {
         /// a response to a request that carries one is cached for that credential only. Defaults
         /// to none.
         public var sensitiveHeaders: Set<String> = []
-
-        /// Credentials: by default none.
-        public init(
-            server: PasswordCredential? = nil, proxy: PasswordCredential? = nil,
-            sensitiveHeaders: Set<String> = []
-        ) {
-            self.server = server
-            self.proxy = proxy
-            self.sensitiveHeaders = sensitiveHeaders
-        }
     }
 }

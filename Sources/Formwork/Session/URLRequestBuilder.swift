@@ -2,10 +2,19 @@ import Foundation
 
 /// Turns a form into a `URLRequest`, refusing bad input with a clear ``NetworkError``.
 enum URLRequestBuilder {
-    /// The form's URL text as a URL: trimmed, checked and percent-encoded the same way on every
-    /// platform (see `URLText`). It must be an absolute http(s) URL with a host.
-    static func url(from string: String) throws(NetworkError) -> URL {
-        try URLText.url(from: trimmingWhitespace(string))
+    /// The form's URL text as a URL: trimmed, resolved against `baseURL` when it is relative,
+    /// checked and percent-encoded the same way on every platform (see `URLReference` and
+    /// `URLText`). The result must be an absolute http(s) URL with a host.
+    static func url(from string: String, baseURL: String?) throws(NetworkError) -> URL {
+        try URLText.url(from: text(of: string, baseURL: baseURL))
+    }
+
+    /// The form's URL text, trimmed and resolved against `baseURL` (RFC 3986, section 5) when it
+    /// has no scheme. Without a base URL the text is used as it is, at no cost.
+    static func text(of string: String, baseURL: String?) throws(NetworkError) -> String {
+        let text = trimmingWhitespace(string)
+        guard let baseURL else { return text }
+        return try URLReference.resolve(text, against: trimmingWhitespace(baseURL))
     }
 
     /// `string` without leading and trailing `CharacterSet.whitespaces` (spaces and tabs).
@@ -45,7 +54,9 @@ enum URLRequestBuilder {
     static func baseRequest(
         for form: some Formable, configuration: Session.Configuration
     ) throws(NetworkError) -> URLRequest {
-        try baseRequest(for: form, url: try url(from: form.url), configuration: configuration)
+        try baseRequest(
+            for: form, url: try url(from: form.url, baseURL: configuration.baseURL),
+            configuration: configuration)
     }
 
     /// The request for a form, at `url` (the form's, checked, perhaps with a query added).
@@ -58,10 +69,11 @@ enum URLRequestBuilder {
             // A new URLRequest's method is already GET; the setter costs ~8,000 instructions on Linux.
             request.httpMethod = method
         }
-        request.timeoutInterval = try timeout(form.timeout ?? configuration.timeouts.idle, request: request)
+        request.timeoutInterval = try timeout(
+            form.idleTimeout ?? configuration.timeouts.idle, request: request)
         var headers = configuration.headers.merging(form.headers)
         if let userAgent = configuration.userAgent, headers.value(for: "User-Agent") == nil {
-            headers.add(name: "User-Agent", value: userAgent)
+            headers.update(name: "User-Agent", value: userAgent)
         }
         do {
             try headers.validate()
@@ -83,7 +95,7 @@ enum URLRequestBuilder {
         // (each parse costs ~3,500; a query appended to a text that does not parse cannot make
         // it parse). Any failure here takes the general path below, which reports it as before.
         if let query = try? encoding.queryString(for: parameters, method: form.method.rawValue),
-            let text = try? URLText.encoded(trimmingWhitespace(form.url)),
+            let text = try? URLText.encoded(text(of: form.url, baseURL: configuration.baseURL)),
             let withQuery = URL(string: ParameterEncoding.text(text, appendingQuery: query)),
             let request = try? baseRequest(for: form, url: withQuery, configuration: configuration)
         {

@@ -26,7 +26,7 @@ import Foundation
 /// **Timeouts.** The form's (or session's) idle `timeout` applies to each connection: a server
 /// silent for longer counts as a dropped connection (an event stream reconnects; send comments as
 /// keep-alives). A total deadline (the session's ``Session/Timeouts/total`` or
-/// ``Request/deadline(_:)``) ends the whole stream, reconnections included.
+/// ``Request/totalTimeout(_:)``) ends the whole stream, reconnections included.
 public final class StreamRequest: Request, @unchecked Sendable {  // adds a Sendable `let`
     let sink: StreamSink
 

@@ -2,18 +2,19 @@ import Foundation
 
 /// What a stub answers: a response (status, headers, body, after a delay) or a transport error.
 public struct StubResponse: Sendable {
+    // Set through the initialiser and the factories below; read by the stub protocol.
     /// The HTTP status.
-    public var statusCode: Int
+    var statusCode: Int
     /// Response headers.
-    public var headers: [String: String]
+    var headers: [String: String]
     /// The body.
-    public var body: Data
+    var body: Data
     /// Seconds to wait before answering.
-    public var delay: TimeInterval
+    var delay: TimeInterval
     /// When set, the request fails in transit with this error instead of answering.
-    public var error: URLError?
+    var error: URLError?
     /// When set, the body is delivered in chunks of this size (to exercise progress).
-    public var chunkSize: Int?
+    var chunkSize: Int?
 
     /// Creates a stub response.
     /// - Parameters:

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The rules of an attempt's idle timeout (``Formable/timeout``, or the session's), as pure values.
+/// The rules of an attempt's idle timeout (``Formable/idleTimeout``, or the session's), as pure values.
 ///
 /// The idle timeout is the longest an attempt may go without any sign of life: from its start to
 /// the response's headers, and between body bytes received or sent after that. corelibs

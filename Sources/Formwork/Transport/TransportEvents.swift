@@ -57,19 +57,3 @@ public protocol TransportEvents: Sendable {
     /// - Parameter error: Why it failed, if it did.
     func finish(_ error: (any Error)?)
 }
-
-extension TransportEvents {
-    /// Reports a response as its head, through ``receiveResponseHead(_:)``. A response that is not
-    /// HTTP is not reported (see ``receiveResponseHead(_:)``): the call returns `true`.
-    /// - Parameter response: The response.
-    /// - Returns: What ``receiveResponseHead(_:)`` returns.
-    @available(
-        *, deprecated,
-        message:
-            "Report TransportResponseHead(response) with receiveResponseHead(_:); an events type implements receiveResponseHead(_:) only"
-    )
-    public func receiveResponse(_ response: URLResponse) -> Bool {
-        guard let response = response as? HTTPURLResponse else { return true }
-        return receiveResponseHead(TransportResponseHead(response))
-    }
-}

@@ -124,7 +124,7 @@ public struct TransportResponseHead: Sendable {
         guard case .list(let list) = fields else { return response.map(HTTPHeaders.init(response:)) ?? [:] }
         var headers = HTTPHeaders()
         for field in list where headers.value(for: field.name) == nil {
-            headers.add(name: field.name, value: value(forHTTPHeaderField: field.name) ?? field.value)
+            headers.update(name: field.name, value: value(forHTTPHeaderField: field.name) ?? field.value)
         }
         return headers
     }

@@ -102,7 +102,7 @@ extension DocSnippetTests {
             func patiently() -> DataRequest {
                 request(ArticlesForm(), session: session)
                     .retry(.exponential(retryLimit: 3, baseDelay: 0.5))
-                    .deadline(30)  // all attempts together
+                    .totalTimeout(30)  // all attempts together
             }
         }
 
@@ -284,7 +284,7 @@ extension DocSnippetTests {
         @Test("A session: grouped settings; adapters, retriers and the token interceptor in their lists")
         func session() async throws {
             let configuration = API.session.configuration
-            #expect(configuration.timeouts == Session.Timeouts(idle: 20, total: 60))
+            #expect(configuration.timeouts.idle == 20 && configuration.timeouts.total == 60)
             #expect(configuration.headers["X-Client"] == "ios")
             #expect(configuration.interceptors.adapters.count == 1)
             #expect(configuration.interceptors.retriers.first is RetryPolicy)

@@ -7,12 +7,50 @@ import Testing
 extension DocSnippetTests {
     @Suite("DocC article snippets: Forms")
     struct FormsTests {
+        struct ArticleForm: RequestFormable {
+            let id: Int
+            var url: String { "articles/\(id)" }  // https://api.example.com/v1/articles/7
+        }
+
+        struct StatusForm: RequestFormable {
+            var url: String { "/status" }  // https://api.example.com/status: from the host
+        }
+
+        struct Article: Decodable, Sendable {
+            let title: String
+        }
+
+        @Test("Base URLs and one-off requests")
+        func baseURLs() async throws {
+            let stubs = StubRegistry()
+            stubs.stub(nil, "https://api.example.com/v1/articles/7", .json(#"{"title": "Seven"}"#))
+            stubs.stub(nil, "https://api.example.com/v1/articles", .json("{}"))
+            stubs.stub(nil, "https://api.example.com/status", .json("{}"))
+            var configuration = Session.Configuration()
+            configuration.baseURL = "https://api.example.com/v1/"
+            let api = Session(stubs: stubs, configuration: configuration)  // stubs added for the test
+            _ = try await api.request(ArticleForm(id: 7)).data()
+            #expect(stubs.requests.last?.url?.absoluteString == "https://api.example.com/v1/articles/7")
+            _ = try await api.request(StatusForm()).data()
+            #expect(stubs.requests.last?.url?.absoluteString == "https://api.example.com/status")
+
+            let article = try await api.request("articles/7").decode(Article.self)
+            #expect(article.title == "Seven")
+            _ = try await api.request(
+                "articles", method: .post, parameters: ["title": "Hello"], encoding: .json
+            )
+            .data()
+            let posted = try #require(stubs.requests.last)
+            #expect(posted.httpMethod == "POST")
+            #expect(posted.url?.absoluteString == "https://api.example.com/v1/articles")
+        }
+
         struct CreateArticleForm: RequestFormable {
             let title: String
             var url: String { "https://api.example.com/articles" }
             var method: HTTPMethod { .post }
             var parameters: Parameters { ["title": title] }  // a form body: title=...
-            var timeout: TimeInterval? { 20 }
+            var idleTimeout: TimeInterval? { 20 }
         }
 
         struct SearchForm: RequestFormable {
@@ -84,7 +122,7 @@ extension DocSnippetTests {
             #expect(
                 create.value(forHTTPHeaderField: "Content-Type")
                     == "application/x-www-form-urlencoded; charset=utf-8")
-            #expect(CreateArticleForm(title: "x").timeout == 20)
+            #expect(CreateArticleForm(title: "x").idleTimeout == 20)
 
             _ = await caller.request(SearchForm(), session: session).response()
             #expect(stubs.requests.last?.url?.query == "exact=1&q=swift%20concurrency&tags=ios&tags=linux")

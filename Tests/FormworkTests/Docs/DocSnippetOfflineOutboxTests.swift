@@ -104,7 +104,7 @@ extension DocSnippetOfflineOutboxTests {
     }
 
     struct CommentError: JSONErrorable {
-        static let successCodes = ["0"]
+        static let envelope = Envelope(successCodes: ["0"])
         let code: String?
         let message: String?
     }
@@ -275,7 +275,7 @@ struct DocSnippetOfflineOutboxTests {
         let second = try Self.openOutbox(session: api.session(), support: support)
         #expect(await second.pending().map(\.id) == [entry.id])
         let deliveries = second.deliveries()
-        await second.sendNow()
+        await second.retryNow()
         for await delivery in deliveries {
             #expect(delivery.entry.id == entry.id)
             #expect(delivery.entry.idempotencyKey == entry.idempotencyKey)
@@ -308,7 +308,7 @@ struct DocSnippetOfflineOutboxTests {
         #expect(badge.model.lastDelivery == nil)
 
         api.offline = false
-        await outbox.sendNow()
+        await outbox.retryNow()
         await eventually("both sent") { feed.sentIDs == ids }
         await eventually("the badge empty") { badge.text == nil && badge.model.lastDelivery != nil }
         #expect(badge.model.lastDelivery?.entry.id == ids[1])
@@ -367,7 +367,7 @@ struct DocSnippetOfflineOutboxTests {
         #expect(await outbox.pending().map(\.id) == [comment.id])
 
         api.offline = false
-        await outbox.sendNow()
+        await outbox.retryNow()
         await eventually("the comment sent") { feed.sentIDs == [comment.id] }
         #expect(feed.failures.isEmpty)  // the cancelled drafts are not failures
         #expect(try await api.applied() == (1, 1))

@@ -207,7 +207,7 @@ extension DocSnippetTests {
             stubs.stub(.get, "https://api.example.com/articles", .json("{}", delay: 30))
             let started = Date()
             let response = await Caller().request(ArticlesForm(), session: Session(stubs: stubs))
-                .deadline(0.3).response()
+                .totalTimeout(0.3).response()
             #expect(response.error?.isTimeout == true)
             // Before the stub's own answer at 30 s (no tighter bound: a busy machine under TSan
             // took 12 s to run this).

@@ -46,7 +46,7 @@ extension DocSnippetTests {
         }
 
         struct ScoreError: JSONErrorable {  // added for the test: the app's own error type
-            static let successCodes = ["0"]
+            static let envelope = Envelope(successCodes: ["0"])
             let code: String?
             let message: String?
         }

@@ -90,9 +90,9 @@ struct DocSnippetTests {
     }
 
     struct WeatherError: JSONErrorable {
-        static let successCodes = ["200"]  // a JSON 200 and "200" both match
-        static let codePath = "data.code"
-        static let messagePath = "data.message"
+        static let envelope = Envelope(
+            codePath: "data.code", messagePath: "data.message",
+            successCodes: ["200"])  // a JSON 200 and "200" both match
         let code: String?
         let message: String?
     }

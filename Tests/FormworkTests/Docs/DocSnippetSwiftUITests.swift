@@ -145,7 +145,7 @@ extension DocSnippetTests {
             #expect(screen.articles.value == nil)
 
             stubs.stub(.get, url, .json(articlesJSON))
-            screen.articles.retry()  // the "Try again" button
+            screen.articles.reload()  // the "Try again" button
             #expect(screen.articles.phase.isLoading)
             await waitWhileLoading(screen.articles)
             #expect(screen.articles.value?.map(\.title) == ["Forms", "Hooks"])

@@ -32,7 +32,7 @@ struct ChallengeTests {
     private func form(_ path: String, tag: String, _ extra: Parameters = [:]) async throws -> TestForm {
         var parameters: Parameters = ["tag": tag, "user": "ada", "password": "lovelace"]
         parameters.merge(extra) { $1 }
-        return TestForm(url: try await DemoServer.url(path), parameters: parameters, timeout: 30)
+        return TestForm(url: try await DemoServer.url(path), parameters: parameters, idleTimeout: 30)
     }
 
     /// Sends and returns the outcome. "At once" is checked by the outcome, not by a clock: a task

@@ -61,11 +61,11 @@ struct EnvelopeHookTests {
             try await request("/business-error?code=E42&msg=Nope").decodeEnvelope(EmptyBody.self)
         } throws: { ($0 as? NetworkError)?.businessCode == "E42" }
         let weather = try await request("/weather?city=paris")
-            .decodeEnvelope(Weather.self, envelope: Envelope(WeatherError.self))
+            .decodeEnvelope(Weather.self, envelope: WeatherError.envelope)
         #expect(weather.city == "paris")
         await #expect {
             try await request("/weather?city=atlantis").decodeEnvelope(
-                EmptyBody.self, envelope: Envelope(WeatherError.self))
+                EmptyBody.self, envelope: WeatherError.envelope)
         } throws: { ($0 as? NetworkError)?.businessMessage == "City not found" }
     }
 

@@ -221,7 +221,7 @@ struct FailureTests {
 
     @Test("A form's timeout is an idle timeout: a stalled server times out with isTimeout")
     func timeout() async throws {
-        let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"), timeout: 1)
+        let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"), idleTimeout: 1)
         let started = Date()
         let response = await client.request(form).handledString()
         #expect(response.error?.isTimeout == true)
@@ -232,7 +232,7 @@ struct FailureTests {
     @Test("A sub-second timeout does not fire at once (corelibs truncates timeouts to whole seconds)")
     func subSecondTimeout() async throws {
         // Raw corelibs fails even an instant response at once with a sub-second timeout.
-        let form = TestForm(url: try await DemoServer.url("/echo"), timeout: 0.2)
+        let form = TestForm(url: try await DemoServer.url("/echo"), idleTimeout: 0.2)
         // Its own session: corelibs counts time queued behind the 6 connections per host toward
         // the timeout, and the shared session is busy with the rest of the suite.
         let request = client.request(form, session: Session())
@@ -257,7 +257,7 @@ struct FailureTests {
         "A timeout that is not a positive number is refused",
         arguments: [0, -1, .nan, .infinity] as [TimeInterval])
     func invalidTimeout(seconds: TimeInterval) async throws {
-        let request = client.request(TestForm(url: try await DemoServer.url("/echo"), timeout: seconds))
+        let request = client.request(TestForm(url: try await DemoServer.url("/echo"), idleTimeout: seconds))
         let response = await request.handledString()
         #expect(response.error?.kind == .requestBuildFailed)
         #expect(request.core.task == nil)

@@ -38,7 +38,7 @@ struct FaultTests {
     @Test("A stalled server trips the idle timeout")
     func stall() async throws {
         let response = await client.request(
-            TestForm(url: try await DemoServer.url("/slow?ms=10000"), timeout: 1), session: Session()
+            TestForm(url: try await DemoServer.url("/slow?ms=10000"), idleTimeout: 1), session: Session()
         ).handledString()
         #expect(response.error?.isTimeout == true)
     }
@@ -47,14 +47,15 @@ struct FaultTests {
     func trickle() async throws {
         let url = try await DemoServer.url("/files/3?rate=1")
         // 1 byte every second never leaves a 5 s window without data: the idle timeout never fires.
-        let slowButAlive = try await client.request(TestForm(url: url, timeout: 5), session: Session()).data()
+        let slowButAlive = try await client.request(TestForm(url: url, idleTimeout: 5), session: Session())
+            .data()
         #expect(slowButAlive == DemoFileContent.bytes(size: 3))
 
         let started = Date()
         let stopped = await client.request(
             TestForm(url: try await DemoServer.url("/files/100?rate=1")), session: Session()
         )
-        .deadline(1.5).handledString()
+        .totalTimeout(1.5).handledString()
         #expect(stopped.error?.isTimeout == true)
         #expect(Date().timeIntervalSince(started) < 30)  // the trickle alone would take 100 s
     }

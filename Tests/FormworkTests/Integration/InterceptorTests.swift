@@ -149,7 +149,7 @@ struct InterceptorTests {
     func deadline() async throws {
         let url = try await DemoServer.url("/slow?ms=60000")
         let started = Date()
-        let slow = await client.request(TestForm(url: url)).deadline(0.5).handledString()
+        let slow = await client.request(TestForm(url: url)).totalTimeout(0.5).handledString()
         #expect(slow.error?.isTimeout == true)
         #expect(slow.error?.failureReason.contains("deadline") == true)
         #expect(Date().timeIntervalSince(started) < 30)  // far sooner than the server would answer
@@ -166,7 +166,7 @@ struct InterceptorTests {
 
     @Test("A request that finishes in time is not affected by its deadline")
     func deadlineMet() async throws {
-        let text = try await client.request(TestForm(url: try await DemoServer.url("/echo"))).deadline(30)
+        let text = try await client.request(TestForm(url: try await DemoServer.url("/echo"))).totalTimeout(30)
             .string()
         #expect(text.contains("GET"))
     }

@@ -5,8 +5,7 @@ import Testing
 
 /// The model hooks' names, argument order and defaults (issue 25 §2): `bind(to:)` decodes like
 /// `responseDecodable` (the whole body unless given a key path), `bindEnvelope(to:)` like
-/// `responseEnvelope` (`"data"`, then ``Envelope/standard``), and the former `load(model)` names
-/// still forward to them for one release.
+/// `responseEnvelope` (`"data"`, then ``Envelope/standard``).
 @Suite("Model hooks: bind(to:) and bindEnvelope(to:)", .timeLimit(.minutes(1)))
 @MainActor
 struct ModelHookNamesTests {
@@ -52,39 +51,5 @@ struct ModelHookNamesTests {
         await request(answering: #"{"code": 0, "msg": "ok", "data": {"list": [4]}}"#)
             .bindEnvelope(to: named, atKeyPath: "data.list", envelope: msg).settled()
         #expect(named.value == [4])
-    }
-
-    @Test("The former load(model) names forward to bind(to:) and bindEnvelope(to:)")
-    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
-    func formerNamesForward() async {
-        let former: any FormerModelHooks = FormerNames()
-        let whole = RequestModel<[Int]>()
-        await former.load(whole, from: request(answering: "[1, 2]")).settled()
-        #expect(whole.value == [1, 2])
-        let list = RequestModel<[Int]>()
-        await former.loadEnvelope(list, from: request(answering: ok + #""data": {"list": [5]}}"#)).settled()
-        #expect(list.value == [5])
-    }
-}
-
-/// Calls the former names. Only the deprecated witnesses below name them, so this file compiles
-/// without a warning (as `PublicNamesTests` does for the former type names).
-@available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
-@MainActor
-private protocol FormerModelHooks {
-    func load(_ model: RequestModel<[Int]>, from request: DataRequest) -> DataRequest
-    func loadEnvelope(_ model: RequestModel<[Int]>, from request: DataRequest) -> DataRequest
-}
-
-@available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
-private struct FormerNames: FormerModelHooks {
-    @available(*, deprecated, message: "uses the former name on purpose")
-    func load(_ model: RequestModel<[Int]>, from request: DataRequest) -> DataRequest {
-        request.load(model)
-    }
-
-    @available(*, deprecated, message: "uses the former name on purpose")
-    func loadEnvelope(_ model: RequestModel<[Int]>, from request: DataRequest) -> DataRequest {
-        request.load(model, envelope: .standard, atKeyPath: "data.list")
     }
 }

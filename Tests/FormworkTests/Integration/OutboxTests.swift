@@ -15,8 +15,7 @@ struct ApplyForm: RequestFormable {
 
 /// Reads `/idempotency/apply`'s answer: a first application (`count` 1) is a success.
 struct ApplyError: JSONErrorable {
-    static let successCodes = ["1"]
-    static let codePath = "count"
+    static let envelope = Envelope(codePath: "count", successCodes: ["1"])
     let code: String?
     let message: String?
 }
@@ -169,7 +168,7 @@ struct OutboxTests {
         #expect(sawWaiting)
         #expect(try await idempotencyCount(counter).arrivals == 0)
         network.isOffline = false
-        await outbox.sendNow()
+        await outbox.retryNow()
         await eventually("three deliveries") { log.all.count == 3 }
         #expect(log.all.map(\.entry.id) == ids)
         #expect(log.all.allSatisfy { (try? $0.result.get()) != nil })
@@ -268,7 +267,7 @@ struct OutboxTests {
         // Decided after `before` and before now: exactly `expected` seconds after the 429 arrived.
         #expect(wait >= before.addingTimeInterval(expected))
         #expect(wait <= Date().addingTimeInterval(expected))
-        await outbox.sendNow()  // the server counts requests, not time: the next one succeeds
+        await outbox.retryNow()  // the server counts requests, not time: the next one succeeds
         await eventually("the delivery") { log.all.count == 1 }
         #expect((try? log.all.first?.result.get()) != nil)
         #expect(log.all.first?.attempts == 2)
@@ -333,7 +332,7 @@ struct OutboxTests {
         #expect(await !outbox.cancel(cancelled.id))
         #expect(await outbox.pending().map(\.id) == [kept.id])
         network.isOffline = false
-        await outbox.sendNow()
+        await outbox.retryNow()
         await eventually("two deliveries") { log.all.count == 2 }
         let first = try #require(log.all.first)
         #expect(first.entry.id == cancelled.id)
@@ -464,7 +463,7 @@ struct OutboxTests {
         try await outbox.enqueue(ApplyForm(url: try await DemoServer.url("/echo/token"), note: "n"))
         token.withLock { $0 = "new" }
         network.isOffline = false
-        await outbox.sendNow()
+        await outbox.retryNow()
         await eventually("the delivery") { log.all.count == 1 }
         let delivery = try #require(log.all.first)
         let body = try #require(

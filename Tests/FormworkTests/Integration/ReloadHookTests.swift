@@ -126,7 +126,7 @@ struct ReloadHookTests {
     func timeout() async throws {
         let view = Headless.View()
         let done = EventCounter()
-        let form = TestForm(url: try await DemoServer.url("/slow?ms=10000"), timeout: 1)
+        let form = TestForm(url: try await DemoServer.url("/slow?ms=10000"), idleTimeout: 1)
         client.request(form).reload(on: view).response { _ in done.increment() }
         await done.wait(for: 1)
         #expect(view.masks.first is Headless.ReloadView)

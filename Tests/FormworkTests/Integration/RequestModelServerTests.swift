@@ -60,7 +60,7 @@ struct RequestModelServerTests {
         #expect(model.value?.forecast.count == 3)
         #expect(model.message == nil)
         #expect(model.fractionCompleted == nil)  // progress was not asked for
-        #expect(model.canRetry)
+        #expect(model.canReload)
     }
 
     @Test("Loading, then failed with the catalog's message for the status")
@@ -83,7 +83,7 @@ struct RequestModelServerTests {
         let done = EventCounter()
         let path = "/business-error?status=200&code=5001&msg=Database%20down"
         client.request(TestForm(url: try await DemoServer.url(path)))
-            .bindEnvelope(to: model, envelope: Envelope(APIError.self))  // {code, msg, data}
+            .bindEnvelope(to: model, envelope: APIError.envelope)  // {code, msg, data}
             .response { _ in done.increment() }
         await done.wait(for: 1)
         #expect(model.phase.error?.kind == .business)
@@ -183,14 +183,14 @@ struct RequestModelServerTests {
         #expect(!values.isEmpty && values == values.sorted())
     }
 
-    @Test("retry() after a network failure re-sends the form and succeeds; handlers run again")
+    @Test("reload() after a network failure re-sends the form and succeeds; handlers run again")
     @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
     func retryAfterFailure() async throws {
         let key = UUID().uuidString
         let model = RequestModel<FlakyData>()
         let changes = ModelChanges(model)
         let handled = EventCounter()
-        #expect(!model.canRetry)
+        #expect(!model.canReload)
         client.request(TestForm(url: try await DemoServer.url("/flaky?key=\(key)")))
             .bind(to: model, atKeyPath: "data")
             .response { _ in handled.increment() }
@@ -198,15 +198,15 @@ struct RequestModelServerTests {
         let error = try #require(model.phase.error)
         #expect(error.isNetworkFailure)
         #expect(model.message == error.userMessage)
-        #expect(model.canRetry)
+        #expect(model.canReload)
 
         _ = try await client.request(TestForm(url: try await DemoServer.url("/flaky/recover?key=\(key)")))
             .data()
-        model.retry()
+        model.reload()
         #expect(model.phase.isLoading)
         #expect(model.message == nil)
-        #expect(!model.canRetry)
-        model.retry()  // ignored while loading
+        #expect(!model.canReload)
+        model.reload()  // ignored while loading
         await handled.wait(for: 2)
         #expect(model.value?.attempt != nil)
         #expect(model.phase.value != nil)
@@ -244,8 +244,8 @@ struct RequestModelServerTests {
         #expect(changes.names == ["phase", "phase"])
         #expect(!model.phase.isLoading && model.phase.error == nil && model.phase.value == nil)
         #expect(model.message == nil)
-        #expect(!model.canRetry)
-        model.retry()  // a cancel is final
+        #expect(!model.canReload)
+        model.reload()  // a cancel is final
         #expect(!model.phase.isLoading)
         #expect(changes.names == ["phase", "phase"])
     }
@@ -263,7 +263,7 @@ struct RequestModelServerTests {
 
         screen = nil
         #expect(weakScreen == nil)
-        model?.retry()
+        model?.reload()
         await handled.wait(for: 2)
         #expect(model?.phase.value?.city == "paris")
 

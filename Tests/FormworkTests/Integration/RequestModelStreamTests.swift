@@ -91,7 +91,7 @@ struct RequestModelStreamTests {
         #expect(model.value?.data == "event \(ids(7...7)[0])")
         #expect(model.phase.value?.id == ids(7...7)[0])
         #expect((1...7).contains(changes.count(.value)))
-        #expect(model.canRetry)
+        #expect(model.canReload)
     }
 
     @Test("A fast stream (100 events/s) changes the value fewer times than events, and the last one is shown")
@@ -172,7 +172,7 @@ struct RequestModelStreamTests {
         #expect(model.value?.id == ids(1...1)[0])  // the new stream's event
     }
 
-    @Test("cancel() closes the connection, leaves the model idle and closed, and retry() does nothing")
+    @Test("cancel() closes the connection, leaves the model idle and closed, and reload() does nothing")
     @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
     func cancelCloses() async throws {
         let key = streamKey()
@@ -186,13 +186,13 @@ struct RequestModelStreamTests {
         #expect(model.phase.error == nil)
         #expect(model.message == nil)
         #expect(model.value != nil)  // the last event stays on screen
-        #expect(!model.canRetry)
+        #expect(!model.canReload)
         #expect(try await waitForClose(key) == 1)
-        model.retry()
+        model.reload()
         #expect(model.connection == .closed)
     }
 
-    @Test("retry() opens an ended stream again, sending the last event ID")
+    @Test("reload() opens an ended stream again, sending the last event ID")
     @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
     func retryReopens() async throws {
         let key = streamKey()
@@ -201,9 +201,9 @@ struct RequestModelStreamTests {
         let model = RequestModel<ServerSentEvent>()
         client.stream(TestForm(url: url)).bind(to: model)
         await waitUntil(model) { $0.connection == .closed }
-        #expect(model.canRetry)
+        #expect(model.canReload)
         let changes = ModelChanges(model)
-        model.retry()
+        model.reload()
         #expect(model.phase.isLoading)
         await waitUntil(model) { !$0.phase.isLoading }
         #expect(changes.connections.map(\.name) == ["connecting", "closed"])

@@ -28,7 +28,7 @@ extension TimingSensitiveSuites {
 
         @Test("A form timeout of 0.3 s fails a stalled request after about 0.3 s, not at once, not after 1 s")
         func subSecondFormTimeout() async throws {
-            let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"), timeout: 0.3)
+            let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"), idleTimeout: 0.3)
             let (error, seconds) = await timed(client.request(form, session: Session()))
             #expect(error?.isTimeout == true)
             #expect(seconds >= 0.25)
@@ -48,7 +48,7 @@ extension TimingSensitiveSuites {
         @Test("A form's longer timeout wins over the session's shorter one")
         func formTimeoutWinsOverSession() async throws {
             let session = Session { $0.timeouts.idle = 1 }
-            let form = TestForm(url: try await DemoServer.url("/slow?ms=2200"), timeout: 5)
+            let form = TestForm(url: try await DemoServer.url("/slow?ms=2200"), idleTimeout: 5)
             let (error, seconds) = await timed(client.request(form, session: session))
             #expect(error == nil)
             #expect(seconds >= 2)
@@ -57,7 +57,7 @@ extension TimingSensitiveSuites {
         @Test("The timeout is idle, not total: bytes arriving every 50 ms keep a 0.5 s timeout from firing")
         func timeoutIsIdle() async throws {
             // 3,000 bytes at 2,000 B/s: 1.5 s in all, a chunk every 50 ms.
-            let form = TestForm(url: try await DemoServer.url("/files/3000?rate=2000"), timeout: 0.5)
+            let form = TestForm(url: try await DemoServer.url("/files/3000?rate=2000"), idleTimeout: 0.5)
             let (error, seconds) = await timed(client.request(form, session: Session()))
             #expect(error == nil)
             #expect(seconds >= 1.2)
@@ -67,7 +67,7 @@ extension TimingSensitiveSuites {
         func requestDeadlineWinsOverSession() async throws {
             let session = Session { $0.timeouts.total = 30 }
             let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"))
-            let (error, seconds) = await timed(client.request(form, session: session).deadline(0.5))
+            let (error, seconds) = await timed(client.request(form, session: session).totalTimeout(0.5))
             #expect(error?.isTimeout == true)
             #expect(seconds >= 0.45)
             #expect(seconds < 5)
@@ -75,8 +75,8 @@ extension TimingSensitiveSuites {
 
         @Test("A reload gets the deadline again: its run of a stalled request ends at the deadline too")
         func reloadKeepsTheDeadline() async throws {
-            let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"), timeout: 30)
-            let request = client.request(form, session: Session()).deadline(0.5)
+            let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"), idleTimeout: 30)
+            let request = client.request(form, session: Session()).totalTimeout(0.5)
             let (first, _) = await timed(request)
             #expect(first?.isTimeout == true)
             // What the reload prompt does: the same request, sent again through the same chain.
@@ -91,8 +91,8 @@ extension TimingSensitiveSuites {
 
         @Test("A deadline is total: a steady trickle cannot keep the request alive past it")
         func deadlineIsTotal() async throws {
-            let form = TestForm(url: try await DemoServer.url("/files/3000?rate=2000"), timeout: 5)
-            let (error, seconds) = await timed(client.request(form, session: Session()).deadline(0.6))
+            let form = TestForm(url: try await DemoServer.url("/files/3000?rate=2000"), idleTimeout: 5)
+            let (error, seconds) = await timed(client.request(form, session: Session()).totalTimeout(0.6))
             #expect(error?.isTimeout == true)
             #expect(seconds >= 0.55)
             #expect(seconds < 1.4)
@@ -100,7 +100,7 @@ extension TimingSensitiveSuites {
 
         @Test("A precise idle timeout that fires is retried like URLSession's own timeout")
         func preciseTimeoutIsRetryable() async throws {
-            let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"), timeout: 0.3)
+            let form = TestForm(url: try await DemoServer.url("/slow?ms=60000"), idleTimeout: 0.3)
             let request = client.request(form, session: Session()).retry(
                 RetryPolicy(retryLimit: 1, baseDelay: 0))
             let (error, seconds) = await timed(request)

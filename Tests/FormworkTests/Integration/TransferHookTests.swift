@@ -78,9 +78,7 @@ struct TransferHookTests {
 
 /// An error read from what `/echo` sends back of an uploaded JSON body.
 private struct EchoedError: JSONErrorable {
-    static let successCodes = ["0"]
-    static let codePath = "json.code"
-    static let messagePath = "json.msg"
+    static let envelope = Envelope(codePath: "json.code", messagePath: "json.msg", successCodes: ["0"])
     let code: String?
     let message: String?
 }

@@ -120,17 +120,14 @@ final class Screen: Containable, Reloadable {
 
 /// MBNetwork's weather error: code and message inside `data`, "200" is success.
 struct WeatherError: JSONErrorable {
-    static let successCodes = ["200"]
-    static let codePath = "data.code"
-    static let messagePath = "data.message"
+    static let envelope = Envelope(codePath: "data.code", messagePath: "data.message", successCodes: ["200"])
     let code: String?
     let message: String?
 }
 
 /// A `{code, msg, data}` API's error: `0` is success.
 struct APIError: JSONErrorable {
-    static let successCodes = ["0"]
-    static let messagePath = "msg"
+    static let envelope = Envelope(messagePath: "msg", successCodes: ["0"])
     let code: String?
     let message: String?
 }

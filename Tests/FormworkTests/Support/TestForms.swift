@@ -10,7 +10,7 @@ struct TestForm: RequestFormable {
     var headers: HTTPHeaders = [:]
     var parameters: Parameters = [:]
     var encoding: ParameterEncoding = .url
-    var timeout: TimeInterval? = nil
+    var idleTimeout: TimeInterval? = nil
 }
 
 /// A form that relies on every default the library gives.

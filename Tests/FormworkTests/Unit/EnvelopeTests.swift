@@ -64,7 +64,7 @@ struct EnvelopeTests {
 
     @Test("An envelope can be described by a JSONErrorable type")
     func fromErrorable() {
-        let weather = Envelope(WeatherError.self)
+        let weather = WeatherError.envelope
         #expect(
             weather == Envelope(codePath: "data.code", messagePath: "data.message", successCodes: ["200"]))
         let outcome = makeOutcome(body: #"{"data":{"code":"404","message":"City not found"}}"#)
@@ -74,13 +74,13 @@ struct EnvelopeTests {
     @Test("The message is read at \"message\" by default, as JSONErrorable reads it; \"msg\" when asked")
     func defaultMessagePath() throws {
         struct PlainError: JSONErrorable {
-            static let successCodes = ["0"]
+            static let envelope = Envelope(successCodes: ["0"])
             let code: String?
             let message: String?
         }
         #expect(Envelope.standard.messagePath == "message")
         #expect(Envelope(successCodes: ["0"]) == .standard)
-        #expect(Envelope(PlainError.self) == .standard)
+        #expect(PlainError.envelope == .standard)
         let message = makeOutcome(body: #"{"code":7,"message":"Try later","msg":"other"}"#)
         #expect(Envelope.standard.failure(in: message)?.businessMessage == "Try later")
         // A {code, msg, data} API names its message path; the default no longer reads "msg".

@@ -18,7 +18,7 @@ struct FormSnapshotTests {
         var url: String { read("url", "https://api.example.com/weather") }
         var method: HTTPMethod { read("method", .post) }
         var headers: HTTPHeaders { read("headers", ["X-City": city]) }
-        var timeout: TimeInterval? { read("timeout", 12) }
+        var idleTimeout: TimeInterval? { read("idleTimeout", 12) }
         var parameters: Parameters { read("parameters", ["city": city]) }
         var encoding: ParameterEncoding { read("encoding", .json) }
     }
@@ -28,12 +28,14 @@ struct FormSnapshotTests {
         let form = CountingForm()
         let snapshot = FormSnapshot(form)
         #expect(
-            form.reads == ["url": 1, "method": 1, "headers": 1, "timeout": 1, "parameters": 1, "encoding": 1])
+            form.reads == [
+                "url": 1, "method": 1, "headers": 1, "idleTimeout": 1, "parameters": 1, "encoding": 1,
+            ])
         form.city = "paris"
         #expect(snapshot.url == "https://api.example.com/weather")
         #expect(snapshot.method == .post)
         #expect(snapshot.headers["X-City"] == "shanghai")
-        #expect(snapshot.timeout == 12)
+        #expect(snapshot.idleTimeout == 12)
         #expect(snapshot.parameters["city"] as? String == "shanghai")
     }
 

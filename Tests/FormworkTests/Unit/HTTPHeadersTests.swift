@@ -70,8 +70,8 @@ import Testing
 
     @Test func addReplacesInsteadOfDuplicating() {
         var headers = HTTPHeaders()
-        headers.add(name: "X-A", value: "1")
-        headers.add(HTTPHeader(name: "x-a", value: "2"))
+        headers["X-A"] = "1"
+        headers.update(HTTPHeader(name: "x-a", value: "2"))
         #expect(headers.count == 1)
         #expect(headers.description == "x-a: 2")
     }

@@ -19,17 +19,16 @@ struct PublicNamesTests {
     /// may be listed before its branch is merged: `DownloadDestinationOptions`).
     static let checkedNames: Set<String> = [
         "Adapter", "AdapterChain", "AuthenticationCredential", "AuthenticationInterceptor", "Authenticator",
-        "BusinessError", "CachePolicy", "ConsoleLogger", "Containable", "DataRequest", "DataResponding",
+        "CachePolicy", "ConsoleLogger", "Containable", "DataRequest", "DataResponding",
         "DataResponse",
         "DownloadDestinationOptions", "DownloadFormable", "DownloadRequest", "DownloadResponse",
         "DownloadResumeFormable", "EmptyBody", "EventStreamParser", "EventStreamUpdate",
         "EmptyResponse", "Envelope", "Errorable", "EventMonitor", "Formable", "HTTPCache", "HTTPHeader",
         "HTTPHeaders",
-        "HTTPMethod", "Headless", "IdempotencyKey", "Informable", "InvalidHeaderError", "JSONErrorable",
+        "HTTPMethod", "Headless", "IdempotencyKey", "Informable", "JSONErrorable",
         "LoadType", "Loadable",
-        "MaskHost", "MaskInsets", "Maskable", "MessageCatalog", "Messageable", "MultipartEncodingError",
+        "MaskHost", "MaskInsets", "Maskable", "MessageCatalog", "Messageable",
         "MultipartFormData", "NetworkError", "OutgoingRequest", "Outbox", "OutboxModel", "ParameterEncoding",
-        "ParameterEncodingError",
         "Parameters",
         "PasswordCredential",
         "Progressable", "Redaction", "RedirectPolicy", "ReloadMask", "Reloadable", "Request",
@@ -153,30 +152,5 @@ struct PublicNamesTests {
             String(reflecting: Headless.ScrollView.self),
         ]
         #expect(names.allSatisfy { $0.hasPrefix("Formwork.Headless.") })
-    }
-}
-
-/// Code written against the old names still compiles inside conformances (deprecated, so marked
-/// deprecated here to keep the build free of warnings).
-@MainActor
-private struct OldNamesLoad: Loadable {
-    @available(*, deprecated, message: "uses the old name on purpose")
-    func inset() -> EdgeInsets { EdgeInsets(top: 1, left: 2, bottom: 3, right: 4) }
-}
-
-private struct OldNamesForm: TypedFormable {
-    @available(*, deprecated, message: "uses the old name on purpose")
-    typealias Response = Empty
-    let url = "https://example.com"
-}
-
-extension PublicNamesTests {
-    @Test("The old names still work, deprecated, where apps wrote them: inside conformances")
-    @MainActor
-    func oldNamesInConformances() {
-        let load: any Loadable = OldNamesLoad()
-        #expect(load.inset() == MaskInsets(top: 1, left: 2, bottom: 3, right: 4))
-        func response<F: TypedFormable>(of form: F.Type) -> Any.Type { F.Response.self }
-        #expect(ObjectIdentifier(response(of: OldNamesForm.self)) == ObjectIdentifier(EmptyBody.self))
     }
 }

@@ -18,7 +18,7 @@ struct RequestModelTests {
         let idle = RequestModel<Item>()
         #expect(idle.phase.isLoading == false && idle.phase.value == nil && idle.phase.error == nil)
         #expect(idle.value == nil && idle.message == nil && idle.fractionCompleted == nil)
-        #expect(!idle.canRetry)
+        #expect(!idle.canReload)
 
         let loaded = RequestModel(.succeeded(Item(id: 7)))
         #expect(loaded.value == Item(id: 7))
@@ -27,7 +27,7 @@ struct RequestModelTests {
         let failed = RequestModel<Item>(.failed(Self.failure))
         #expect(failed.message == Self.failure.userMessage)
         #expect(failed.phase.error?.kind == .unacceptableStatusCode)
-        #expect(!failed.canRetry)  // no request drove it
+        #expect(!failed.canReload)  // no request drove it
     }
 
     @Test("Each event changes exactly its properties, in order, on the main actor")
@@ -92,30 +92,30 @@ struct RequestModelTests {
         #expect(model.value == Item(id: 2))
     }
 
-    @Test("retry() re-sends through the latest driver, only once the request ended")
+    @Test("reload() re-sends through the latest driver, only once the request ended")
     @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
     func retryRules() {
         let model = RequestModel<Item>()
-        model.retry()  // nothing drove it: nothing to send, no crash
+        model.reload()  // nothing drove it: nothing to send, no crash
         var sent: [String] = []
         _ = model.attach { sent.append("old") }
         let driver = model.attach { sent.append("new") }
         model.begin(from: driver)
-        #expect(!model.canRetry)
-        model.retry()  // still loading
+        #expect(!model.canReload)
+        model.reload()  // still loading
         #expect(sent.isEmpty)
         model.finish(.failure(Self.failure), from: driver)
-        #expect(model.canRetry)
+        #expect(model.canReload)
         let changes = ModelChanges(model)
-        model.retry()
+        model.reload()
         #expect(sent == ["new"])
         #expect(model.phase.isLoading)  // at once, before the request says so
         #expect(changes.names == ["phase", "message"])
         model.begin(from: driver)  // the request's own begin for the new attempt changes nothing
         #expect(changes.names == ["phase", "message"])
         model.finish(.failure(NetworkError(.cancelled, failureReason: "cancelled")), from: driver)
-        #expect(!model.canRetry)  // a cancel is final
-        model.retry()
+        #expect(!model.canReload)  // a cancel is final
+        model.reload()
         #expect(sent == ["new"])
     }
 }

@@ -105,20 +105,6 @@ struct ResponseHeadTests {
         #expect(fields.value(forHTTPHeaderField: "etag") == "a")
         #expect(fields.value(forHTTPHeaderField: "x-added") == "1")
     }
-
-    @Test("The deprecated receiveResponse(_:) reports an HTTPURLResponse as its head, nothing else")
-    @available(*, deprecated, message: "tests the deprecated receiveResponse(_:) while it stays")
-    func deprecatedReceiveResponse() throws {
-        let response = try #require(
-            HTTPURLResponse(url: url, statusCode: 204, httpVersion: "HTTP/1.1", headerFields: [:]))
-        let events = HeadRecorder(accepts: false)
-        #expect(events.receiveResponse(response) == false)  // what receiveResponseHead returned
-        #expect(events.heads.count == 1)
-        #expect(events.heads.first?.httpURLResponse() === response)
-        let plain = URLResponse(url: url, mimeType: nil, expectedContentLength: 0, textEncodingName: nil)
-        #expect(events.receiveResponse(plain) == true)  // not HTTP: no head, the body may come
-        #expect(events.heads.count == 1)
-    }
 }
 
 /// Records the heads reported to it.

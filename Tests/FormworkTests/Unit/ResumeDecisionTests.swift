@@ -40,7 +40,7 @@ import Testing
     ) -> ResumeDecision {
         var headers = HTTPHeaders(extra)
         if let contentRange {
-            headers.add(name: "Content-Range", value: contentRange)
+            headers.update(name: "Content-Range", value: contentRange)
         }
         return ResumeDecision.decide(
             offset: offset, status: status, headers: headers, expectedTotal: expectedTotal,

@@ -29,17 +29,4 @@ struct SessionURLCacheTests {
         #expect(session.urlSession.configuration.httpMaximumConnectionsPerHost == 3)
         #expect(given.urlCache === cache)
     }
-
-    @Test("The deprecated Session(urlSessionConfiguration:) still copies it for the session's own transport")
-    @available(*, deprecated, message: "tests the deprecated initializer while it stays")
-    func deprecatedInitializer() {
-        let given = URLSessionConfiguration.ephemeral
-        given.urlCache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
-        given.httpMaximumConnectionsPerHost = 3
-        let session = Session(urlSessionConfiguration: given)
-        #expect(session.configuration.transport == nil)
-        #expect(session.urlSession.configuration.urlCache == nil)
-        #expect(session.urlSession.configuration.httpMaximumConnectionsPerHost == 3)
-        #expect(Session.builtInTransport(urlSessionConfiguration: given) is URLSessionTransport)
-    }
 }

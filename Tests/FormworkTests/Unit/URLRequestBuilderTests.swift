@@ -47,7 +47,7 @@ struct URLRequestBuilderTests {
             TestForm(url: "https://a.example/p", method: .post, parameters: ["q": 1], encoding: .query),
             TestForm(url: "https://a.example/p", parameters: ["q": 1], encoding: .json),
             TestForm(url: "https://a.example/p", parameters: ["gone": String?.none]),
-            TestForm(url: "https://a.example/p", parameters: [:], timeout: 3),
+            TestForm(url: "https://a.example/p", parameters: [:], idleTimeout: 3),
         ])
     func queryUpFront(form: TestForm) throws {
         let configuration = Session.Configuration()

@@ -61,11 +61,11 @@ final class LoadingMaskScenario: Scenario, Requestable {
 
         stage.say("MBNetwork's LoadConfig: its own mask and insets, on a request that fails.")
         stage.code(
-            "let config = LoadConfig(container: screen, maskView: ActivityIndicator(color: .white),",
+            "let config = LoadConfig(container: screen, maskView: ActivityIndicator(),",
             "                        insets: MaskInsets(top: 94, left: 15, bottom: 120, right: 15))",
             "request(ReportForm()).load(config)   // the server answers 500")
         let config = LoadConfig(
-            container: screen, maskView: Headless.ActivityIndicator(color: .white),
+            container: screen, maskView: Headless.ActivityIndicator(),
             insets: MaskInsets(top: 94, left: 15, bottom: 120, right: 15))
         let failing = request(PathForm(base: stage.base, path: "/status/500"), session: slowNetwork).load(
             config)

@@ -4,13 +4,13 @@ import Observation
 
 /// Scenario 9: the observable model a SwiftUI screen watches, observed here the way SwiftUI
 /// observes it (`withObservationTracking`) and printed instead of drawn. The request fails for
-/// want of a network, the model shows the message and offers `retry()`, and the retry succeeds
+/// want of a network, the model shows the message and offers `reload()`, and the retry succeeds
 /// once the server is back.
 @MainActor
 final class ModelScenario: Scenario, Requestable {
     let title = "An observable model, as a SwiftUI screen sees it"
     let summary =
-        "RequestModel goes loading → failed with a message → retry() → succeeded; every change is observed."
+        "RequestModel goes loading → failed with a message → reload() → succeeded; every change is observed."
 
     func run(on stage: Stage) async throws {
         guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else {
@@ -39,14 +39,14 @@ final class ModelScenario: Scenario, Requestable {
         request(FlakyNewsForm(base: stage.base, key: key)).bind(to: model, atKeyPath: "data")
         try await stage.wait(for: "the request to fail") { model.phase.error != nil }
         try stage.check(
-            model.message != nil && model.canRetry,
+            model.message != nil && model.canReload,
             "failed, with the message “\(model.message ?? "")” and a retry on offer")
         await stage.pause(1)
         stage.code(
-            "GET /flaky/recover?key=\(key)   // the server is back", "model.retry()   // the Retry button")
+            "GET /flaky/recover?key=\(key)   // the server is back", "model.reload()   // the Retry button")
         _ = try await request(PathForm(base: stage.base, path: "/flaky/recover", parameters: ["key": key]))
             .data()
-        model.retry()
+        model.reload()
         try await stage.wait(for: "the retry to succeed") { model.phase.value != nil }
         let attempt = model.value?.attempt ?? 0
         try stage.check(attempt >= 2, "succeeded on retry: the server saw \(attempt) requests")

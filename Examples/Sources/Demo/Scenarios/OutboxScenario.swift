@@ -85,8 +85,8 @@ final class OutboxScenario: Scenario, Requestable {
 
         stage.say("The network is back.")
         network.isOffline = false
-        stage.code("await outbox.sendNow()   // NWPathMonitor does this on Apple platforms")
-        await outbox.sendNow()
+        stage.code("await outbox.retryNow()   // NWPathMonitor does this on Apple platforms")
+        await outbox.retryNow()
         try await stage.wait(for: "three deliveries") { deliveries.value?.count == 3 }
         let delivered = deliveries.value ?? []
         try stage.check(

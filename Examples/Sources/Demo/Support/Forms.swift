@@ -35,17 +35,14 @@ struct Weather: Decodable, Sendable {
 
 /// Where the weather API puts its code and message (MBNetwork's `WeatherError`).
 struct WeatherError: JSONErrorable {
-    static let successCodes = ["200"]
-    static let codePath = "data.code"
-    static let messagePath = "data.message"
+    static let envelope = Envelope(codePath: "data.code", messagePath: "data.message", successCodes: ["200"])
     let code: String?
     let message: String?
 }
 
 /// The `{code, msg, data}` envelope most of the demo API uses; `0` is success.
 struct APIError: JSONErrorable {
-    static let successCodes = ["0"]
-    static let messagePath = "msg"
+    static let envelope = Envelope(messagePath: "msg", successCodes: ["0"])
     let code: String?
     let message: String?
 }

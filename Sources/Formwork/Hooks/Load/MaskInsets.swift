@@ -3,8 +3,7 @@
 ///
 /// Formwork's own type with a name of its own, so that it never clashes with SwiftUI's
 /// `EdgeInsets` or AppKit's `NSEdgeInsets` in an app file that imports them too. It was called
-/// `EdgeInsets` before; inside `Loadable` and `MaskHost` conformances the old name still works,
-/// deprecated, for one release.
+/// `EdgeInsets` before.
 public struct MaskInsets: Sendable, Hashable, CustomStringConvertible {
     /// Distance from the container's top edge.
     public var top: Double
@@ -35,20 +34,4 @@ public struct MaskInsets: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "(top: \(top), left: \(left), bottom: \(bottom), right: \(right))"
     }
-}
-
-// The old name, for one release, where apps write it most: inside their conformances. It is no
-// longer a top-level type, because SwiftUI has a top-level `EdgeInsets` and a file importing both
-// modules could not use either by its short name.
-
-extension Loadable {
-    /// The old name of ``MaskInsets``, kept for one release inside `Loadable` conformances.
-    @available(*, deprecated, renamed: "MaskInsets", message: "SwiftUI's EdgeInsets clashed with it")
-    public typealias EdgeInsets = MaskInsets
-}
-
-extension MaskHost {
-    /// The old name of ``MaskInsets``, kept for one release inside `MaskHost` conformances.
-    @available(*, deprecated, renamed: "MaskInsets", message: "SwiftUI's EdgeInsets clashed with it")
-    public typealias EdgeInsets = MaskInsets
 }

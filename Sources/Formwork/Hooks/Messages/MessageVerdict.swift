@@ -4,8 +4,8 @@ import Foundation
 ///
 /// - A cancelled request: nothing.
 /// - A transport failure, or a request that was never sent: the short ``NetworkError/userMessage``.
-/// - A 2xx response: the code at `E.codePath` decides — a success code is a success, any other
-///   code a failure with the server's message at `E.messagePath`. A body that cannot be read
+/// - A 2xx response: the code at `E.envelope.codePath` decides — a success code is a success, any other
+///   code a failure with the server's message at `E.envelope.messagePath`. A body that cannot be read
 ///   there is a failure saying the response could not be read (never silence). A 2xx without a
 ///   body in memory (a 204, a HEAD, a download) is a success without a code.
 /// - Any other response (a 4xx/5xx, or one a validator refused): a readable code that is not a
@@ -45,11 +45,14 @@ enum MessageVerdict<E: JSONErrorable>: Sendable {
             self = .success(E(code: nil, message: nil))
             return
         }
-        let code = JSONScalar.read(E.codePath, in: body)
-        let serverMessage = JSONScalar.read(E.messagePath, in: body).text.flatMap { $0.isEmpty ? nil : $0 }
+        let envelope = E.envelope
+        let code = JSONScalar.read(envelope.codePath, in: body)
+        let serverMessage = JSONScalar.read(envelope.messagePath, in: body).text.flatMap {
+            $0.isEmpty ? nil : $0
+        }
         if isSuccess {
             self = Self.classify2xx(code, serverMessage, outcome, catalog)
-        } else if let code = code.text, !E.successCodes.contains(code) {
+        } else if let code = code.text, !envelope.successCodes.contains(code) {
             let fallback = Self.statusError(outcome, response).userMessage(using: catalog)
             self = .failure(E(code: code, message: serverMessage ?? fallback))
         } else {
@@ -62,7 +65,7 @@ enum MessageVerdict<E: JSONErrorable>: Sendable {
     ) -> MessageVerdict {
         let unreadable: (NetworkError.Kind, String)
         switch code {
-        case .text(let code) where E.successCodes.contains(code):
+        case .text(let code) where E.envelope.successCodes.contains(code):
             return .success(E(code: code, message: message))
         case .text(let code):
             let fallback = NetworkError(
@@ -72,7 +75,9 @@ enum MessageVerdict<E: JSONErrorable>: Sendable {
         case .absent(let reason):
             unreadable = (.keyPathNotFound, "The JSON body has no code: \(reason).")
         case .notScalar:
-            unreadable = (.decodingFailed, "The code at \"\(E.codePath)\" is not a string or a number.")
+            unreadable = (
+                .decodingFailed, "The code at \"\(E.envelope.codePath)\" is not a string or a number."
+            )
         case .malformed(let reason):
             unreadable = (.invalidJSON, "The body is not valid JSON (\(reason)).")
         }

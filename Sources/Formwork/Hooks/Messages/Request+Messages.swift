@@ -5,8 +5,8 @@ extension Request {
     ///
     /// - no network, a timeout, a request that could not be made: a short sentence
     ///   (``NetworkError/userMessage``, words from ``MessageCatalog``);
-    /// - a body whose code (at `E.codePath`) is one of `E.successCodes`: `onSuccess` gets it;
-    /// - any other code, with a 2xx or an error status: the server's message (at `E.messagePath`);
+    /// - a body whose code (at `E.envelope.codePath`) is one of its `successCodes`: `onSuccess` gets it;
+    /// - any other code, with a 2xx or an error status: the server's message (at `E.envelope.messagePath`);
     /// - an error status without a readable code: the status message ("The server had a problem…");
     /// - a 2xx body without a readable code: "The response could not be read." — never silence;
     /// - a cancelled request: nothing.
@@ -39,7 +39,7 @@ extension Request {
     }
 
     /// Shows a success message when the server answered 2xx with a success code (at
-    /// `E.codePath`), and nothing otherwise. A 2xx without a body in memory (204, HEAD, a
+    /// `E.envelope.codePath`), and nothing otherwise. A 2xx without a body in memory (204, HEAD, a
     /// download) counts as a success.
     /// - Parameters:
     ///   - error: The error type that reads the body.

@@ -315,7 +315,6 @@ struct HTTPCacheConformanceTests {
         #expect(try await hits(target.id) == 1)
     }
 
-
     @Test("A content coding the client does not know is stored and served as it came (RFC 9111 §3)")
     func unknownContentEncoding() async throws {
         let (first, second, hits) = try await twice([

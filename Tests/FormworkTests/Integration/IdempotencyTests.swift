@@ -183,10 +183,11 @@ struct IdempotencyTests {
         // The server applies the key, then closes the reused connection without an answer. Over
         // URLSession on Linux, libcurl re-sends the request on a new connection by itself, without
         // its body: a server waits for that body until the idle timeout. With no retry, the
-        // request must end as the lost connection it is; a timeout here is that wait.
+        // request must end as the lost connection it is; a timeout here is that wait (10 s, not
+        // less: in the full suite, a held libcurl queue can pause every exchange for seconds).
         let counter = newCounter()
         var form = try await applyForm(counter, fail: "drop-new-key")
-        form.timeout = 2
+        form.timeout = 10
         let failure = try await sendOnReusedConnection(form, key: true, retry: RetryPolicy(retryLimit: 0))
         #expect(failure?.urlErrorCode == .networkConnectionLost)
         let counted = try await count(counter)
@@ -199,9 +200,9 @@ struct IdempotencyTests {
     )
     func keyedPostsAfterDropsGetTheReplay() async throws {
         // A server that crashes after applying every new key, for a session with one connection
-        // per host: each POST goes on the connection its predecessor's retry opened. The idle
-        // timeout is short so that a stalled re-send fails the test quickly (as a timeout, which
-        // the retry policy would retry: with no retry of timeouts it stays a failure).
+        // per host: each POST goes on the connection its predecessor's retry opened. A stalled
+        // re-send would end at the idle timeout (10 s, so that it fails the test in reasonable
+        // time) as a timeout, which this retry policy does not retry.
         let counter = newCounter()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 1
@@ -214,7 +215,7 @@ struct IdempotencyTests {
         retry.retryableURLErrorCodes.remove(.timedOut)
         for index in 1...4 {
             var form = try await applyForm(counter, fail: "drop-new-key")
-            form.timeout = 2
+            form.timeout = 10
             let key = IdempotencyKey.make()
             let request = client.request(form, session: session).idempotencyKey(key).retry(retry)
             let applied = try await request.decode(Applied.self)

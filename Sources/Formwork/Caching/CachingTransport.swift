@@ -14,10 +14,9 @@ import Foundation
 /// stored for the URL dropped after an unsafe method). The engine sees each answer as a response
 /// like any other, marked with its source (``CacheDelivery``). The rules are ``CacheDecision``'s.
 struct CachingTransport: Transport {
-    /// The session's rules for an exchange that belongs to no request (a background revalidation).
+    /// The session's rules for an exchange that belongs to no request (a background revalidation,
+    /// which follows no redirect: a redirect is stored under its own URL like any response).
     struct ExchangeRules: Sendable {
-        /// Whether and where a redirect is followed (nil: not followed).
-        var redirect: @Sendable (_ response: HTTPURLResponse, _ request: URLRequest) -> URLRequest?
         /// The credential that answers a challenge (nil: none).
         var credential: @Sendable (_ isProxy: Bool, _ previousFailures: Int) -> PasswordCredential?
     }
@@ -32,7 +31,7 @@ struct CachingTransport: Transport {
     let rules: ExchangeRules
 
     func makeTask(for request: TransportRequest, events: any TransportEvents) -> any TransportTask {
-        guard let use = request.cacheUse, let url = request.urlRequest.url?.absoluteString else {
+        guard let use = request.cacheUse, request.urlRequest.url != nil else {
             return base.makeTask(for: request, events: events)
         }
         let method = request.urlRequest.httpMethod ?? "GET"
@@ -42,11 +41,11 @@ struct CachingTransport: Transport {
             guard !CacheDecision.safeMethods.contains(method) else {
                 return base.makeTask(for: request, events: events)
             }
-            let context = self.context(for: request.urlRequest, url: url, method: method, policy: nil)
+            let context = self.context(for: request.urlRequest, policy: nil)
             return base.makeTask(
                 for: request, events: CacheSettlingEvents(events, context: context, cache: cache))
         }
-        let context = self.context(for: request.urlRequest, url: url, method: method, policy: use.policy)
+        let context = self.context(for: request.urlRequest, policy: use.policy)
         return CachingTask(request: request, events: events, context: context, layer: self)
     }
 
@@ -55,9 +54,9 @@ struct CachingTransport: Transport {
     }
 
     /// What the cache knows about an exchange of `request` before its lookup.
-    private func context(for request: URLRequest, url: String, method: String, policy: CachePolicy?)
-        -> CacheContext
-    {
+    func context(for request: URLRequest, policy: CachePolicy?) -> CacheContext {
+        let url = request.url?.absoluteString ?? ""
+        let method = request.httpMethod ?? "GET"
         let headers = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
         let credential = CacheStorability.credentialKey(headers, extraNames: sensitiveHeaders)
         return CacheContext(

@@ -6,7 +6,8 @@ import Foundation
 
 /// The events of the cache layer's background revalidation, an exchange that belongs to no
 /// request: the response and body are collected and handed over at the end, with the session's
-/// redirect and credential rules applied as for any request.
+/// credential rules applied as for any request. A redirect is not followed: it is the answer, stored
+/// under the URL revalidated (the cache keeps each hop under its own URL).
 final class RevalidationEvents: TransportEvents {
     private let collected = Protected((head: TransportResponseHead?.none, body: Data()))
     private let rules: CachingTransport.ExchangeRules
@@ -35,7 +36,7 @@ final class RevalidationEvents: TransportEvents {
     func sent(totalBytes: Int64, expectedBytes: Int64?) {}
 
     func redirect(_ response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
-        rules.redirect(response, request)
+        nil
     }
 
     func credential(isProxy: Bool, previousFailures: Int) -> PasswordCredential? {

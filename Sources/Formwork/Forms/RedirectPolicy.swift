@@ -18,10 +18,11 @@ import Foundation
 /// <doc:Observability>). The request a policy returns is checked like every request before it is
 /// sent.
 ///
-/// A request whose policy is not ``follow`` bypasses the session's ``HTTPCache`` (it is neither
-/// answered from it nor stored): the cache keys a response by the URL that was asked for,
-/// whichever hop answered, so a stored final response could stand in for a refused redirect and
-/// the other way round.
+/// The session's ``HTTPCache`` stores and answers each hop under its own URL, whatever the
+/// policy: a redirect under the URL that answered it (a `301` or `308` with a validator is
+/// reusable by heuristic, another `3xx` with explicit freshness), the final response under its
+/// own. A request that follows a stored redirect asks the policy as for one from the server, then
+/// looks the next URL up; a redirect the policy refuses is the response, from the cache or not.
 ///
 /// ```swift
 /// // Follow redirects within the API's host only.

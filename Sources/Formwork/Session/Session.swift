@@ -97,10 +97,6 @@ public final class Session: Sendable {
         guard let cache = configuration.cache else { return base }
         let settings = self.settings
         let rules = CachingTransport.ExchangeRules(
-            redirect: { response, request in
-                try? RedirectRule.follow(
-                    response, to: request, hasBody: false, sensitiveHeaders: settings.sensitiveHeaders)
-            },
             credential: { isProxy, previousFailures in
                 settings.credential(isProxy: isProxy, previousFailures: previousFailures)
             })
@@ -193,10 +189,6 @@ public final class Session: Sendable {
     func makeDataRequest(_ form: some RequestFormable) -> DataRequest {
         // Read once, here on the caller's actor; only the Sendable snapshot goes into the builder.
         let (form, configuration) = (FormSnapshot(form), self.configuration)
-        // The cache keys a response by the URL asked for, whichever hop answered: a request that
-        // may stop at a redirect neither reads nor stores there (see `RedirectPolicy`).
-        let cachePolicy =
-            (form.redirectPolicy ?? configuration.redirectPolicy).followsAll ? form.cachePolicy : nil
         return DataRequest(
             core: RequestCore(
                 host: self,
@@ -204,7 +196,7 @@ public final class Session: Sendable {
                     PreparedRequest(
                         urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration),
                         coalesces: form.coalescesRequests && form.redirectPolicy == nil,
-                        cache: CacheUse(policy: cachePolicy), redirectPolicy: form.redirectPolicy)
+                        cache: CacheUse(policy: form.cachePolicy), redirectPolicy: form.redirectPolicy)
                 }
             ))
     }

@@ -57,7 +57,7 @@ extension DocSnippetTests {
             @MainActor
             init(drawing mask: any Maskable) {
                 text = (mask as? Headless.MaskView)?.text
-                dimming = (mask as? Headless.View)?.backgroundColor?.alpha ?? 0
+                dimming = mask is Headless.MaskView ? 0.4 : 0  // the default mask dims what it covers
                 isHidden = mask.isHidden
             }
         }

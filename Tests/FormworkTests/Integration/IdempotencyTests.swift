@@ -161,18 +161,70 @@ struct IdempotencyTests {
 
     @Test("A POST with a body on a reused connection closed before any response: with a key, applied once")
     func transportResendOfPostWithBody() async throws {
-        // On Linux libcurl re-sends the headers but cannot rewind the body: the re-send stalls
-        // until the idle timeout, which a retry with the same key then recovers from. Over
-        // AsyncHTTPClient, on a busy machine, a retry can be sent on a pooled connection the server
-        // is closing too (seen once under load: the retries ran out), so this test allows
-        // more retries: what it pins is that every arrival with the key is applied once.
+        // On Linux libcurl would re-send the head without the body (corelibs cannot rewind it);
+        // the transport ends that attempt as connection lost at once, and a retry with the same
+        // key gets the first answer. Over AsyncHTTPClient, on a busy machine, a retry can be sent
+        // on a pooled connection the server is closing too (seen once under load: the retries
+        // ran out), so this test allows more retries: what it pins is that every arrival with
+        // the key is applied once.
         let counter = newCounter()
-        var form = try await applyForm(counter, fail: "drop")
-        form.timeout = 1
+        let form = try await applyForm(counter, fail: "drop")
         let failure = try await sendOnReusedConnection(
             form, key: true, retry: RetryPolicy(retryLimit: 5, baseDelay: 0))
         let counted = try await count(counter)
         #expect(failure == nil)
         #expect(counted.applied == 1)
+    }
+
+    @Test(
+        "A POST with a body whose connection closes unanswered ends at once as connection lost, not at the idle timeout"
+    )
+    func unansweredPostEndsAsConnectionLost() async throws {
+        // The server applies the key, then closes the reused connection without an answer. Over
+        // URLSession on Linux, libcurl re-sends the request on a new connection by itself, without
+        // its body: a server waits for that body until the idle timeout. With no retry, the
+        // request must end as the lost connection it is; a timeout here is that wait (10 s, not
+        // less: in the full suite, a held libcurl queue can pause every exchange for seconds).
+        let counter = newCounter()
+        var form = try await applyForm(counter, fail: "drop-new-key")
+        form.idleTimeout = 10
+        let failure = try await sendOnReusedConnection(form, key: true, retry: RetryPolicy(retryLimit: 0))
+        #expect(failure?.urlErrorCode == .networkConnectionLost)
+        let counted = try await count(counter)
+        #expect(counted.applied == 1)
+        #expect(counted.arrivals == 1, "The body-less re-send never reached the server as a request")
+    }
+
+    @Test(
+        "Keyed POSTs one after another, each one's connection closed unanswered: each ends with the replayed answer"
+    )
+    func keyedPostsAfterDropsGetTheReplay() async throws {
+        // A server that crashes after applying every new key, for a session with one connection
+        // per host: each POST goes on the connection its predecessor's retry opened. A stalled
+        // re-send would end at the idle timeout (10 s, so that it fails the test in reasonable
+        // time) as a timeout, which this retry policy does not retry.
+        let counter = newCounter()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 1
+        let session = Session(
+            configuration: Session.Configuration(), ownURLSessionConfiguration: configuration)
+        _ = try await client.request(
+            TestForm(url: try await DemoServer.url("/idempotency/count?counter=warm-up")), session: session
+        ).data()
+        var retry = RetryPolicy(retryLimit: 2, baseDelay: 0)
+        retry.retryableURLErrorCodes.remove(.timedOut)
+        for index in 1...4 {
+            var form = try await applyForm(counter, fail: "drop-new-key")
+            form.idleTimeout = 10
+            let key = IdempotencyKey.make()
+            let request = client.request(form, session: session).idempotencyKey(key).retry(retry)
+            let applied = try await request.decode(Applied.self)
+            #expect(applied.count == index, "POST \(index)")
+            #expect(applied.key == "\"\(key)\"")
+            #expect(request.response?.value(forHTTPHeaderField: "Idempotency-Replayed") == "true")
+        }
+        let counted = try await count(counter)
+        #expect(counted.applied == 4)
+        #expect(counted.arrivals == 8, "Each POST: the first arrival (dropped), then its retry")
     }
 }

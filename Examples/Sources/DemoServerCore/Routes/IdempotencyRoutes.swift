@@ -3,12 +3,16 @@ import NIOHTTP1
 
 /// A server that honours `Idempotency-Key` (IETF httpapi draft), for at-most-once tests:
 ///
-/// - `POST|PATCH /idempotency/apply?counter=C[&fail=503|drop]`: applies an effect (adds one to
+/// - `POST|PATCH /idempotency/apply?counter=C[&fail=503|drop|drop-new-key]`: applies an effect (adds one to
 ///   counter C) and answers `201 {"counter":C,"count":n,"key":K}`. A request whose
 ///   `Idempotency-Key` was seen before for C is not applied again: it gets the first response
 ///   back, with `Idempotency-Replayed: true` (or `422` when its body differs from the first).
 ///   With `fail`, the **first arrival** for C applies the effect and then loses the answer: a
-///   `503` (`fail=503`) or a connection closed with no response at all (`fail=drop`).
+///   `503` (`fail=503`) or a connection closed with no response at all (`fail=drop`). With
+///   `fail=drop-new-key`, **every new key** is applied and its connection closed with no response
+///   (after the whole request was read), and a key seen before gets the first response back: a
+///   server that crashes after each commit, for a client that sends keyed requests one after
+///   another on one connection.
 /// - `GET /idempotency/count?counter=C`: `{"counter":C,"applied":n,"arrivals":m}`: how many
 ///   times the effect was applied, and how many requests arrived.
 enum IdempotencyRoutes {
@@ -31,11 +35,12 @@ enum IdempotencyRoutes {
             return .respond(.badRequest("Missing counter"))
         }
         let fail = request.queryValue("fail")
-        guard fail == nil || fail == "503" || fail == "drop" else {
-            return .respond(.badRequest("fail must be 503 or drop"))
+        guard fail == nil || fail == "503" || fail == "drop" || fail == "drop-new-key" else {
+            return .respond(.badRequest("fail must be 503, drop or drop-new-key"))
         }
         let key = request.headers.first(name: "Idempotency-Key")
-        let (response, isFirstArrival) = counters.withLockedValue { counters -> (DemoResponse, Bool) in
+        let (response, isFirstArrival, isNewKey) = counters.withLockedValue {
+            counters -> (DemoResponse, Bool, Bool) in
             var counter = counters[name, default: Counter()]
             defer { counters[name] = counter }
             counter.arrivals += 1
@@ -44,12 +49,12 @@ enum IdempotencyRoutes {
                     return (
                         .json(
                             ["error": "Idempotency-Key reused for another request"],
-                            status: .unprocessableEntity), false
+                            status: .unprocessableEntity), false, false
                     )
                 }
                 var replay = first.response
                 replay.headers.replaceOrAdd(name: "Idempotency-Replayed", value: "true")
-                return (replay, counter.arrivals == 1)
+                return (replay, counter.arrivals == 1, false)
             }
             counter.applied += 1
             let response = DemoResponse.json(
@@ -59,8 +64,9 @@ enum IdempotencyRoutes {
                 ],
                 status: .created)
             if let key { counter.responses[key] = (request.body, response) }
-            return (response, counter.arrivals == 1)
+            return (response, counter.arrivals == 1, key != nil)
         }
+        if fail == "drop-new-key" { return isNewKey ? .fault(.close) : .respond(response) }
         guard isFirstArrival, let fail else { return .respond(response) }
         if fail == "drop" { return .fault(.close) }
         return .respond(.json(["error": "applied, but the answer was lost"], status: .serviceUnavailable))

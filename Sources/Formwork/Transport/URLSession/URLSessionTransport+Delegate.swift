@@ -187,15 +187,33 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             expectedBytes: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
     }
 
-    /// URLSession must send a streamed body again (Apple: a 307/308 redirect, an authentication
-    /// challenge, a re-sent request): a fresh stream from the form's factory, never the one
-    /// already read. If the form cannot make one, the task ends with its error.
+    /// URLSession must send a body again (Apple: a 307/308 redirect, an authentication challenge,
+    /// a re-sent request, for a streamed body; corelibs: libcurl re-sends the request, for any
+    /// body): a fresh stream from the form's factory, never the one already read. If the form
+    /// cannot make one, the task ends with its error.
+    ///
+    /// On corelibs the question comes from libcurl's rewind, on libcurl's own queue, when it sends
+    /// a request again by itself (a reused connection closed before any response byte). corelibs
+    /// can rewind only a streamed body: a `Data` or file body would go out empty under its
+    /// `Content-Length`, and the server would wait for it until the idle timeout. That task ends
+    /// at once instead, as `networkConnectionLost` (what it is: the connection closed
+    /// without an answer), which the retry policy and the outbox retry with the same
+    /// `Idempotency-Key`.
     func urlSession(
         _ session: URLSession, task: URLSessionTask,
         needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
     ) {
-        guard let link = link(task), let make = link.makeStream else {
+        // Any task: a completion-handler task re-sends its body too.
+        guard let link = anyLink(task) else {
             completionHandler(nil)
+            return
+        }
+        guard let make = link.makeStream else {
+            completionHandler(nil)
+            #if canImport(FoundationNetworking)
+                link.fail(with: BodyResend.lost)
+                BodyResend.cancel(task, link: link)
+            #endif
             return
         }
         do {
@@ -203,7 +221,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         } catch {
             link.fail(with: error)
             completionHandler(nil)
-            task.cancel()
+            #if canImport(FoundationNetworking)
+                BodyResend.cancel(task, link: link)
+            #else
+                task.cancel()
+            #endif
         }
     }
 

@@ -220,7 +220,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         #if canImport(FoundationNetworking)
             // corelibs cannot enforce a trust policy: a hop to a host whose rules need it is not
             // made, and the exchange fails as it would have before its first byte.
-            if let trust = link.trust, let host = next?.url?.host,
+            if let trust = link.trust, let url = next?.url, url.scheme?.lowercased() == "https",
+                let host = url.host,
                 let refusal = trust.refusal(
                     forHostWithoutEvaluation: host, transportName: URLSessionTransport.corelibsName)
             {

@@ -49,7 +49,8 @@ public struct TransportRequest: Sendable {
     /// the transport connects to (the request's, and a redirect's), and the verdict on the chain
     /// each presents (see ``TrustEvaluator``). `nil`: the transport's own evaluation. A transport
     /// that cannot see server certificates must fail the exchange with
-    /// ``TrustEvaluator/refusal(forHostWithoutEvaluation:transportName:)`` rather than ignore it.
+    /// ``TrustEvaluator/refusal(forHostWithoutEvaluation:transportName:appliesAnchorsAndIdentity:)``
+    /// rather than ignore it.
     public var trust: TrustEvaluator?
     /// Whether ``TransportEvents/receiveBody(_:)`` may block for as long as an app's reader
     /// takes (a stream with ``StreamBufferPolicy/slowDown``), not only for a disk write. The

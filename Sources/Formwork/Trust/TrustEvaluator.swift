@@ -11,7 +11,8 @@ import Foundation
 /// 3. then calls ``evaluate(host:certificateChain:)`` with the chain, and refuses the connection
 ///    when it returns an error (finishing the exchange with that error).
 ///
-/// A transport that cannot see them calls ``refusal(forHostWithoutEvaluation:transportName:)``
+/// A transport that cannot see them calls
+/// ``refusal(forHostWithoutEvaluation:transportName:appliesAnchorsAndIdentity:)``
 /// before it sends anything, and fails the exchange with the error it returns.
 ///
 /// Reports (a report-only mismatch, an expired pin set) go to the policy's
@@ -86,28 +87,44 @@ public final class TrustEvaluator: Sendable {
     /// - Parameters:
     ///   - host: The host the request goes to.
     ///   - transportName: The transport's name, for the message.
+    ///   - appliesAnchorsAndIdentity: Whether the transport applies the host's anchors and client
+    ///     identity itself, so that only enforced pins are refused. Defaults to `false`.
     /// - Returns: `nil` to send, or the error to fail with.
-    public func refusal(forHostWithoutEvaluation host: String, transportName: String) -> NetworkError? {
-        refusal(forHostWithoutEvaluation: host, transportName: transportName, now: Date())
+    public func refusal(
+        forHostWithoutEvaluation host: String, transportName: String, appliesAnchorsAndIdentity: Bool = false
+    ) -> NetworkError? {
+        refusal(
+            forHostWithoutEvaluation: host, transportName: transportName,
+            appliesAnchorsAndIdentity: appliesAnchorsAndIdentity, now: Date())
     }
 
-    func refusal(forHostWithoutEvaluation host: String, transportName: String, now: Date) -> NetworkError? {
+    func refusal(
+        forHostWithoutEvaluation host: String, transportName: String, appliesAnchorsAndIdentity: Bool = false,
+        now: Date
+    ) -> NetworkError? {
         let rules = policy.rules(forHost: host)
         guard !rules.isEmpty else { return nil }
-        if rules.needsCertificateAccess(at: now) {
-            var needs: [String] = []
-            if let pinSet = rules.pinSet, pinSet.mode == .enforce, !pinSet.isExpired(at: now) {
-                needs.append("pins")
-            }
+        var needs: [String] = []
+        if let pinSet = rules.pinSet, pinSet.mode == .enforce, !pinSet.isExpired(at: now) {
+            needs.append("pins")
+        }
+        if !appliesAnchorsAndIdentity {
             if rules.anchors != nil { needs.append("trust anchors") }
             if rules.clientIdentity != nil { needs.append("a client certificate") }
+        }
+        if !needs.isEmpty {
+            let alternative =
+                appliesAnchorsAndIdentity
+                ? "URLSession on Apple platforms enforces pins"
+                : "URLSession on Apple platforms enforces all of them; the AsyncHTTPClient transport of "
+                    + "Formwork's examples applies trust anchors and client certificates"
             return NetworkError(
                 .serverTrust,
                 failureReason:
                     "The request to \(rules.host) was not sent: its trust policy has "
                     + needs.joined(separator: " and ")
-                    + ", which \(transportName) cannot enforce (it gives no access to the server's certificates). "
-                    + "Use a transport that can, such as the AsyncHTTPClient transport of Formwork's examples.",
+                    + ", which \(transportName) cannot enforce (it gives no access to the certificates a "
+                    + "server presents). \(alternative).",
                 details: .init(reason: .trustNotEnforceable, host: rules.host))
         }
         if let pinSet = rules.pinSet {

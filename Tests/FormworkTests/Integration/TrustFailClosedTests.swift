@@ -74,7 +74,7 @@ import Testing
             #expect(error.kind == .serverTrust)
             #expect(error.reason == .trustNotEnforceable)
             #expect(error.host == "127.0.0.1")
-            #expect(error.failureReason.contains("AsyncHTTPClient"))
+            #expect(error.failureReason.contains("URLSession on Apple platforms"))
             #expect(response.response == nil)
             #expect(try await hits(id, server: server) == 0)
         }

@@ -61,7 +61,7 @@
                     .transport,
                     failureReason: "The certificate of \(host) is not trusted"
                         + (rules.anchors == nil ? "" : " by its trust anchors") + ": "
-                        + (error.map { CFErrorCopyDescription($0) as String } ?? "evaluation failed") + ".",
+                        + (error.map { ($0 as Error).localizedDescription } ?? "evaluation failed") + ".",
                     underlyingError: URLError(.serverCertificateUntrusted))
                 return Verdict(disposition: .cancelAuthenticationChallenge, credential: nil, failure: failure)
             }

@@ -94,8 +94,8 @@ public final class URLSessionTransport: Transport {
         #if canImport(FoundationNetworking)
             // corelibs gives no server-trust challenge: a host whose rules need the server's
             // certificates fails here, before a byte is sent, never silently unpinned.
-            if let trust = request.trust, let url = request.urlRequest.url, url.scheme?.lowercased() == "https",
-                let host = url.host,
+            if let trust = request.trust, let url = request.urlRequest.url,
+                url.scheme?.lowercased() == "https", let host = url.host,
                 let refusal = trust.refusal(forHostWithoutEvaluation: host, transportName: Self.corelibsName)
             {
                 return FailedTransportTask(error: refusal, events: events)

@@ -126,7 +126,7 @@ struct TrustEvaluatorTests {
             #expect(error.kind == .serverTrust)
             #expect(error.reason == .trustNotEnforceable)
             #expect(error.host == host)
-            #expect(error.failureReason.contains("AsyncHTTPClient"))
+            #expect(error.failureReason.contains("URLSession on Apple platforms"))
         }
         #expect(evaluator.refusal(forHostWithoutEvaluation: "report.test", transportName: "T") == nil)
         #expect(evaluator.refusal(forHostWithoutEvaluation: "expired.test", transportName: "T") == nil)

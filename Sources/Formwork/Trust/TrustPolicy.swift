@@ -10,11 +10,10 @@ import Foundation
 /// rule covers are evaluated as without a policy.
 ///
 /// ```swift
-/// let api = Session { configuration in
-///     configuration.trust = TrustPolicy(
-///         pinSets: [try PinSet(hosts: ["api.example.com"], pins: [currentKeyPin, backupKeyPin])],
-///         reportHandler: { report in print("trust:", report) })
-/// }
+/// let trust = TrustPolicy(
+///     pinSets: [try PinSet(hosts: ["api.example.com"], pins: [currentKeyPin, backupKeyPin])],
+///     reportHandler: { report in print("trust:", report) })
+/// let api = Session { $0.trust = trust }
 /// ```
 public struct TrustPolicy: Sendable {
     /// The pinned hosts. When several sets cover a host, the most specific pattern wins.

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import NIOSSL
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -146,7 +147,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             }
             hop = try HTTPClient.Request(
                 url: url, method: NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
-                headers: headers, body: made.body)
+                headers: headers, body: made.body,
+                tlsConfiguration: try request.trust.flatMap { try trustConfiguration(for: url, trust: $0) })
         } catch {
             return complete(AsyncHTTPClientTransport.urlError(for: error))
         }
@@ -171,6 +173,46 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             return state.cancelled
         }
         if cancelled { task.eventLoop.execute { task.cancel() } }
+    }
+
+    /// The TLS configuration of a hop to a host the session's trust policy has rules for: its
+    /// anchors (instead of the system's roots) and its client certificate, on AsyncHTTPClient's
+    /// default client configuration (`TLSConfiguration.makeClientConfiguration()`: the client's own
+    /// TLS configuration cannot be read); `nil` for a host without rules (the client's
+    /// configuration, at no cost).
+    /// Pins are refused before sending (a ``NetworkError`` thrown, the hop not sent):
+    /// AsyncHTTPClient gives the transport no access to the chain a server presents.
+    private func trustConfiguration(for url: URL, trust: TrustEvaluator) throws -> TLSConfiguration? {
+        guard url.scheme?.lowercased() == "https", let host = url.host else { return nil }
+        if let refusal = trust.refusal(
+            forHostWithoutEvaluation: host, transportName: "the AsyncHTTPClient transport",
+            appliesAnchorsAndIdentity: true)
+        {
+            throw refusal
+        }
+        let rules = trust.rules(forHost: host)
+        guard rules.anchors != nil || rules.clientIdentity != nil else { return nil }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        do {
+            if let anchors = rules.anchors {
+                tls.trustRoots = .certificates(
+                    try anchors.certificates.map { try NIOSSLCertificate(bytes: [UInt8]($0), format: .der) })
+                tls.additionalTrustRoots = []
+            }
+            if let identity = rules.clientIdentity {
+                let bundle = try NIOSSLPKCS12Bundle(
+                    buffer: [UInt8](identity.pkcs12), passphrase: Array(identity.password.utf8))
+                tls.certificateChain = bundle.certificateChain.map { .certificate($0) }
+                tls.privateKey = .privateKey(bundle.privateKey)
+            }
+        } catch {
+            throw NetworkError(
+                .invalidTrustPolicy,
+                failureReason:
+                    "The trust anchors or client identity for \(rules.host) cannot be used: \(error).",
+                details: .init(reason: .invalidCertificate, host: rules.host), underlyingError: error)
+        }
+        return tls
     }
 
     /// The body of one hop, and its length if known. A stream's factory is called here, so each

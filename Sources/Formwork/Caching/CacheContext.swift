@@ -19,4 +19,6 @@ struct CacheContext: Sendable {
     /// The stored response the exchange revalidates (it answers a `304`, or a failure within
     /// `stale-if-error`).
     var stored: CacheEntry?
+    /// The exchange's trust, which a background revalidation keeps.
+    var trust: TrustEvaluator?
 }

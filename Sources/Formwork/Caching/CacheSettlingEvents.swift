@@ -88,7 +88,12 @@ final class CacheSettlingEvents: TransportEvents {
 
     func finish(_ error: (any Error)?) {
         let received = self.received.withLock { $0 }
+        // A cancel, or a chain the trust policy refused, is never answered from the cache.
         if let error = error as? URLError, error.code == .cancelled {
+            target.finish(error)
+            return
+        }
+        if let error = error as? NetworkError, error.kind == .serverTrust {
             target.finish(error)
             return
         }

@@ -106,7 +106,7 @@ extension CachingTransport {
             // that follows finds the revalidation running. The claim reads the stored response
             // again (from disk for a large one) so that a hit that looked up an entry a
             // revalidation has refreshed meanwhile starts no second one.
-            await revalidateInBackground(entry, request: request, key: context.key)
+            await revalidateInBackground(entry, request: request, key: context.key, trust: context.trust)
             return answer(CacheAnswer.ranged(CacheAnswer.unvalidated(entry), request: headers), now: now)
         case .revalidate(let entry, let fields):
             // The app's own conditions go to the server as they are: its answer is the app's.
@@ -130,7 +130,9 @@ extension CachingTransport {
     /// the cache, and none once `entry` is no longer the stored response (see
     /// ``HTTPCache/beginRevalidation(_:of:request:)``). Nothing is delivered to the request: it was
     /// answered already.
-    private func revalidateInBackground(_ entry: CacheEntry, request: URLRequest, key: CacheKey) async {
+    private func revalidateInBackground(
+        _ entry: CacheEntry, request: URLRequest, key: CacheKey, trust: TrustEvaluator?
+    ) async {
         let lookedUp = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
         guard await cache.beginRevalidation(key, of: entry, request: lookedUp) else { return }
         var unconditional = request
@@ -160,8 +162,9 @@ extension CachingTransport {
             case .pass, .serveStale, .invalidate: break
             }
         }
-        let task = base.makeTask(
-            for: TransportRequest(urlRequest: conditional, isObserved: false), events: events)
+        var revalidation = TransportRequest(urlRequest: conditional, isObserved: false)
+        revalidation.trust = trust
+        let task = base.makeTask(for: revalidation, events: events)
         task.resume()
     }
 }

@@ -45,7 +45,8 @@ struct CachingTransport: Transport {
             return base.makeTask(
                 for: request, events: CacheSettlingEvents(events, context: context, cache: cache))
         }
-        let context = self.context(for: request.urlRequest, policy: use.policy)
+        var context = self.context(for: request.urlRequest, policy: use.policy)
+        context.trust = request.trust
         return CachingTask(request: request, events: events, context: context, layer: self)
     }
 

@@ -156,6 +156,8 @@ extension NetworkError {
             return (catalog.networkFailure, nil)
         case .cancelled:
             return (catalog.cancelled, nil)
+        case .serverTrust:
+            return (catalog.secureConnectionFailed, reason?.name ?? kind.name)
         case .unacceptableStatusCode, .validationFailed:
             if let statusCode {
                 return (catalog.message(forStatusCode: statusCode), String(statusCode))

@@ -102,6 +102,27 @@ extension NetworkError {
         public static let expired = Reason("expired")
         /// ``Kind/outbox``: the outbox was closed (``Outbox/close()``); it takes no more requests.
         public static let closed = Reason("closed")
+
+        // MARK: Trust (kinds `serverTrust` and `invalidTrustPolicy`)
+
+        /// ``Kind/serverTrust``: no certificate of the chain the server presented has a public key
+        /// whose hash is one of the host's pins; ``NetworkError/presentedPins`` lists the chain's
+        /// hashes, ``NetworkError/expectedPins`` the pins.
+        public static let pinMismatch = Reason("pinMismatch")
+        /// ``Kind/serverTrust``: the transport cannot enforce the host's pins, trust anchors or
+        /// client identity (corelibs `URLSession` on Linux gives no access to the server's
+        /// certificates): the request was not sent.
+        public static let trustNotEnforceable = Reason("trustNotEnforceable")
+        /// ``Kind/invalidTrustPolicy``: a pin set has one pin and does not say that it knowingly
+        /// has no backup pin (see ``PinSet``).
+        public static let missingBackupPin = Reason("missingBackupPin")
+        /// ``Kind/invalidTrustPolicy``: a pin is not the base64 text of a 32-byte SHA-256 hash.
+        public static let invalidPin = Reason("invalidPin")
+        /// ``Kind/invalidTrustPolicy``: a host pattern is empty or malformed (see ``PinSet``).
+        public static let invalidHostPattern = Reason("invalidHostPattern")
+        /// ``Kind/invalidTrustPolicy``: a certificate is not a readable X.509 certificate (DER or
+        /// PEM).
+        public static let invalidCertificate = Reason("invalidCertificate")
     }
 }
 
@@ -139,6 +160,15 @@ extension NetworkError {
         var businessCode: String?
         /// The server's business message, if it sent one (``Kind/business``).
         var businessMessage: String?
+        /// The host whose certificate chain was refused, or whose trust could not be enforced
+        /// (``Kind/serverTrust``), or the host pattern that could not be read
+        /// (``Kind/invalidTrustPolicy``).
+        var host: String?
+        /// The pins the host expected (``Reason/pinMismatch``): base64 SHA-256 hashes of public keys.
+        var expectedPins: [String]?
+        /// The base64 SHA-256 hashes of the public keys of the chain the server presented, leaf
+        /// first (``Reason/pinMismatch``).
+        var presentedPins: [String]?
 
         /// Creates the specifics of an error; every value is optional.
         /// - Parameters:
@@ -150,6 +180,9 @@ extension NetworkError {
         ///   - fileURL: The file involved.
         ///   - businessCode: The server's business code.
         ///   - businessMessage: The server's business message.
+        ///   - host: The host whose trust failed.
+        ///   - expectedPins: The pins the host expected.
+        ///   - presentedPins: The hashes of the public keys the server presented.
         public init(
             reason: Reason? = nil,
             headerName: String? = nil,
@@ -158,7 +191,10 @@ extension NetworkError {
             valueType: String? = nil,
             fileURL: URL? = nil,
             businessCode: String? = nil,
-            businessMessage: String? = nil
+            businessMessage: String? = nil,
+            host: String? = nil,
+            expectedPins: [String]? = nil,
+            presentedPins: [String]? = nil
         ) {
             self.reason = reason
             self.headerName = headerName
@@ -168,6 +204,9 @@ extension NetworkError {
             self.fileURL = fileURL
             self.businessCode = businessCode
             self.businessMessage = businessMessage
+            self.host = host
+            self.expectedPins = expectedPins
+            self.presentedPins = presentedPins
         }
 
         /// Whether nothing is set (such details are not stored).
@@ -216,4 +255,18 @@ extension NetworkError {
 
     /// The server's business message, for a ``Kind/business`` error whose body had one.
     public var businessMessage: String? { details.businessMessage }
+}
+
+extension NetworkError {
+    /// The host of a ``Kind/serverTrust`` failure (the one whose chain was refused, or whose trust
+    /// the transport could not enforce), or the host pattern a ``Kind/invalidTrustPolicy`` error
+    /// is about.
+    public var host: String? { details.host }
+
+    /// The pins the host expected, for a ``Reason/pinMismatch`` failure.
+    public var expectedPins: [String]? { details.expectedPins }
+
+    /// The base64 SHA-256 hashes of the public keys of the chain the server presented, leaf first,
+    /// for a ``Reason/pinMismatch`` failure: copy the right one into your ``PinSet``.
+    public var presentedPins: [String]? { details.presentedPins }
 }

@@ -89,7 +89,9 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible, CustomDebu
 
     /// `true` for failures of the network itself (no connection, timeout, reset, TLS, cut body):
     /// the kind of failure a "tap to reload" screen is for. Not for HTTP statuses or bad bodies.
-    public var isNetworkFailure: Bool { kind == .transport }
+    /// A chain refused by the session's ``TrustPolicy`` (``Kind/serverTrust``) counts too: a
+    /// captive portal or a hostile network may be in the way, and another try may pass.
+    public var isNetworkFailure: Bool { kind == .transport || kind == .serverTrust }
 
     /// `true` when the response arrived but its body could not be turned into the requested value.
     public var isResponseSerializationError: Bool { kind.isResponseSerialization }
@@ -173,6 +175,16 @@ extension NetworkError {
         /// or cannot be used, it is full or closed, or a request expired before a final answer. See
         /// ``NetworkError/reason``.
         public static let outbox = Kind("outbox")
+        /// The server's certificate chain was refused by the session's ``TrustPolicy`` (none of
+        /// the pins of its ``PinSet`` matched; see ``NetworkError/host``,
+        /// ``NetworkError/expectedPins`` and ``NetworkError/presentedPins``), or the transport
+        /// cannot enforce the policy for the request's host and did not send it
+        /// (``NetworkError/Reason/trustNotEnforceable``). Never retried by ``RetryPolicy``.
+        public static let serverTrust = Kind("serverTrust")
+        /// A ``TrustPolicy`` value could not be made: a pin set without a backup pin, a pin that
+        /// is not a base64 SHA-256 hash, a host pattern or certificate that cannot be read. See
+        /// ``NetworkError/reason``.
+        public static let invalidTrustPolicy = Kind("invalidTrustPolicy")
 
         /// `true` for the kinds that mean "the response arrived but could not be read".
         var isResponseSerialization: Bool {

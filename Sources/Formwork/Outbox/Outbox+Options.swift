@@ -48,7 +48,10 @@ extension Outbox {
         /// sending it again cannot help), and so is a request that cannot be built (a bad URL or
         /// header, a body file gone). Everything else — no connection, timeouts, `408`, `429`,
         /// `5xx` — is tried again; so is `409`, which a server honouring `Idempotency-Key` sends
-        /// while an earlier attempt with the same key is still being processed.
+        /// while an earlier attempt with the same key is still being processed. A chain refused by
+        /// the session's ``TrustPolicy`` is tried again (on the same host: a captive portal or a
+        /// hostile network may be in the way); a transport that cannot enforce the policy
+        /// (``NetworkError/Reason/trustNotEnforceable``) is final.
         /// - Parameter error: The failure of the latest attempt.
         /// - Returns: Whether it is final.
         public static func isPermanentByDefault(_ error: NetworkError) -> Bool {
@@ -59,6 +62,9 @@ extension Outbox {
                 .invalidURL, .invalidHeader, .parameterEncodingFailed, .multipartEncodingFailed,
                 .requestBuildFailed, .fileOperationFailed,
             ]
+            // A transport that cannot enforce the trust policy never will; a refused chain may
+            // pass later (a captive portal or a hostile network), so it is tried again.
+            if error.kind == .serverTrust { return error.reason == .trustNotEnforceable }
             return unbuildable.contains(error.kind)
         }
     }

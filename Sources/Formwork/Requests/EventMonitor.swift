@@ -67,6 +67,13 @@ public protocol EventMonitor: Sendable {
     /// The request ended.
     /// - Parameter metrics: What it did.
     func requestDidFinish(_ metrics: RequestMetrics)
+    /// The session's ``TrustPolicy`` let an attempt go on with something to report: a report-only
+    /// pin set that did not match (with the host and the chain's hashes), an expired pin set that
+    /// was not enforced, or a report-only set a transport could not evaluate (see ``TrustReport``).
+    /// - Parameters:
+    ///   - id: The request's id.
+    ///   - report: What happened.
+    func requestDidReportTrust(_ id: UUID, report: TrustReport)
 }
 
 extension EventMonitor {
@@ -82,4 +89,6 @@ extension EventMonitor {
     {}
     /// Does nothing.
     public func requestDidFinish(_ metrics: RequestMetrics) {}
+    /// Does nothing.
+    public func requestDidReportTrust(_ id: UUID, report: TrustReport) {}
 }

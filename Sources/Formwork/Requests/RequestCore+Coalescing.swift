@@ -37,6 +37,15 @@ extension RequestCore {
                 }
             }
         }
+        if let trust = settings.trust {
+            var monitorReport: (@Sendable (TrustReport) -> Void)?
+            if !monitors.isEmpty, let id {
+                monitorReport = { report in
+                    for monitor in monitors { monitor.requestDidReportTrust(id, report: report) }
+                }
+            }
+            request.trust = TrustEvaluator(policy: trust, monitorReport: monitorReport)
+        }
         if mayShare(prepared) {
             request.sharing = ExchangeSharing(formCachePolicy: prepared.cache?.policy, requestID: id)
         }

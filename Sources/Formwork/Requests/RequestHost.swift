@@ -39,6 +39,8 @@ struct EngineSettings: Sendable {
     var credential: PasswordCredential?
     /// The credential that answers a proxy's challenge.
     var proxyCredential: PasswordCredential?
+    /// Whom requests trust (pins, anchors, client identities); nil: the transport's defaults.
+    var trust: TrustPolicy?
 
     /// The credential that answers a challenge: the session's (or its proxy credential), once; a
     /// challenge that follows a failure of it gets none.

@@ -33,6 +33,11 @@ extension Session {
         public var interceptors = Interceptors()
         /// What answers the challenges of servers and proxies, and which headers carry credentials.
         public var credentials = Credentials()
+        /// Whom the session's requests trust: pinned public keys, private roots and client
+        /// certificates, per host (see ``TrustPolicy`` and the "Trusting servers" article).
+        /// Defaults to `nil`: each transport's own evaluation (the system's roots), at no cost.
+        /// A transport that cannot enforce a host's rules fails its requests before sending.
+        public var trust: TrustPolicy?
 
         // Features ---------------------------------------------------------------------------
         /// Formwork's HTTP cache for the session's data requests (see ``HTTPCache`` and each

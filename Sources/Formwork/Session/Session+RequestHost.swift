@@ -15,6 +15,7 @@ extension EngineSettings {
             redirectPolicy: configuration.redirectPolicy,
             sensitiveHeaders: configuration.credentials.sensitiveHeaders,
             coalescesRequests: configuration.coalescesRequests, credential: configuration.credentials.server,
-            proxyCredential: configuration.credentials.proxy)
+            proxyCredential: configuration.credentials.proxy,
+            trust: configuration.trust.flatMap { $0.isEmpty && $0.reportHandler == nil ? nil : $0 })
     }
 }

@@ -45,6 +45,13 @@ public struct TransportRequest: Sendable {
     /// a file on disk, or to a stream's reader that fell behind). A transport that runs on an
     /// event loop must then call it elsewhere.
     public var bodyMayBlock: Bool
+    /// Whom the exchange trusts, when the session has a ``TrustPolicy``: the rules for each host
+    /// the transport connects to (the request's, and a redirect's), and the verdict on the chain
+    /// each presents (see ``TrustEvaluator``). `nil`: the transport's own evaluation. A transport
+    /// that cannot see server certificates must fail the exchange with
+    /// ``TrustEvaluator/refusal(forHostWithoutEvaluation:transportName:appliesAnchorsAndIdentity:)``
+    /// rather than ignore it.
+    public var trust: TrustEvaluator?
     /// Whether ``TransportEvents/receiveBody(_:)`` may block for as long as an app's reader
     /// takes (a stream with ``StreamBufferPolicy/slowDown``), not only for a disk write. The
     /// built-in transport carries such an exchange on a `URLSession` of its own, so that its wait

@@ -18,6 +18,8 @@ struct PublicNamesTests {
     /// Every public top-level name of Formwork, each checked against the frameworks below (a name
     /// may be listed before its branch is merged: `DownloadDestinationOptions`).
     static let checkedNames: Set<String> = [
+        "ClientIdentity", "PinSet", "TrustAnchors", "TrustEvaluator", "TrustPolicy", "TrustReport",
+        "TrustRules",
         "Adapter", "AdapterChain", "AuthenticationCredential", "AuthenticationInterceptor", "Authenticator",
         "CachePolicy", "ConsoleLogger", "Containable", "DataRequest", "DataResponding",
         "DataResponse",

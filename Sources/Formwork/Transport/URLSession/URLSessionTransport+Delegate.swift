@@ -27,15 +27,18 @@ final class URLSessionTaskLink: Sendable {
     let deliversAtCompletion: Bool
     /// Makes a fresh body stream, for a streamed body.
     let makeStream: (@Sendable () throws -> InputStream)?
+    /// The exchange's trust (nil: the system's evaluation).
+    let trust: TrustEvaluator?
     private let state = Protected(State())
 
     init(
         events: any TransportEvents, deliversAtCompletion: Bool,
-        makeStream: (@Sendable () throws -> InputStream)?
+        makeStream: (@Sendable () throws -> InputStream)?, trust: TrustEvaluator? = nil
     ) {
         self.events = events
         self.deliversAtCompletion = deliversAtCompletion
         self.makeStream = makeStream
+        self.trust = trust
     }
 
     /// The identifier of the task this link belongs to.
@@ -235,8 +238,20 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     ) {
         // Not routed: Formwork cancelled the task, and corelibs must not get an answer any more.
         guard let link = anyLink(task) else { return }
-        let next = link.events.redirect(response, to: request)
-        link.answer { completionHandler(next) }
+        var next = link.events.redirect(response, to: request)
+        #if canImport(FoundationNetworking)
+            // corelibs cannot enforce a trust policy: a hop to a host whose rules need it is not
+            // made, and the exchange fails as it would have before its first byte.
+            if let trust = link.trust, let url = next?.url, url.scheme?.lowercased() == "https",
+                let host = url.host,
+                let refusal = trust.refusal(
+                    forHostWithoutEvaluation: host, transportName: URLSessionTransport.corelibsName)
+            {
+                link.fail(with: refusal)
+                next = nil
+            }
+        #endif
+        link.answer { [next] in completionHandler(next) }
     }
 
     func urlSession(
@@ -245,6 +260,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     ) {
         let space = challenge.protectionSpace
         let link = anyLink(task)
+        #if canImport(Security)
+            if let trust = link?.trust,
+                let verdict = TrustChallenge.answer(
+                    challenge, rules: trust.rules(forHost: space.host), evaluator: trust)
+            {
+                if let failure = verdict.failure { link?.fail(with: failure) }
+                guard let link else { return completionHandler(verdict.disposition, verdict.credential) }
+                return link.answer { completionHandler(verdict.disposition, verdict.credential) }
+            }
+        #endif
         let answer = ChallengeAnswer(method: space.authenticationMethod) {
             link?.events.credential(
                 isProxy: space.isProxy(), previousFailures: challenge.previousFailureCount)

@@ -73,6 +73,9 @@ public final class URLSessionTransport: Transport {
         IdleTimeout.forURLSession(seconds) == seconds
     }
 
+    /// How trust failures name this transport on Linux.
+    static let corelibsName = "corelibs URLSession (Linux)"
+
     /// A copy of `configuration` that Formwork can run safely: no `URLCache`, so that a cancel can
     /// never race the cache lookup corelibs runs before a task's protocol exists.
     static func safeCopy(of configuration: URLSessionConfiguration) -> URLSessionConfiguration {
@@ -88,6 +91,16 @@ public final class URLSessionTransport: Transport {
     ///   - events: Where the exchange's events go.
     /// - Returns: The task, not started.
     public func makeTask(for request: TransportRequest, events: any TransportEvents) -> any TransportTask {
+        #if canImport(FoundationNetworking)
+            // corelibs gives no server-trust challenge: a host whose rules need the server's
+            // certificates fails here, before a byte is sent, never silently unpinned.
+            if let trust = request.trust, let url = request.urlRequest.url,
+                url.scheme?.lowercased() == "https", let host = url.host,
+                let refusal = trust.refusal(forHostWithoutEvaluation: host, transportName: Self.corelibsName)
+            {
+                return FailedTransportTask(error: refusal, events: events)
+            }
+        #endif
         var urlRequest = request.urlRequest
         // corelibs truncates timeouts to whole seconds (0.5 would fail at once); Formwork watches
         // a fractional idle timeout itself (see `IdleTimeout`). Set only when it changes: on Linux
@@ -109,7 +122,8 @@ public final class URLSessionTransport: Transport {
             }
         }
         let link = URLSessionTaskLink(
-            events: events, deliversAtCompletion: !request.isObserved, makeStream: makeStream)
+            events: events, deliversAtCompletion: !request.isObserved, makeStream: makeStream,
+            trust: request.trust)
         let (finalRequest, bodyFile, isObserved) = (urlRequest, file, request.isObserved)
         if request.waitsForReader {
             // Its body waits for an app's reader: on a URLSession (and delivery queue) of its own,

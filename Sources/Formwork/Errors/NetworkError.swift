@@ -173,6 +173,11 @@ extension NetworkError {
         /// or cannot be used, it is full or closed, or a request expired before a final answer. See
         /// ``NetworkError/reason``.
         public static let outbox = Kind("outbox")
+        /// A WebSocket could not be opened or ended with an error: the server refused the
+        /// handshake, broke the protocol or sent a message over the limit, the platform cannot
+        /// open WebSockets, or a message was sent on a socket that is closed. See
+        /// ``NetworkError/reason``.
+        public static let webSocket = Kind("webSocket")
 
         /// `true` for the kinds that mean "the response arrived but could not be read".
         public var isResponseSerialization: Bool {

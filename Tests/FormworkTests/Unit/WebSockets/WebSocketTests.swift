@@ -273,3 +273,29 @@ struct WebSocketTests {
         }
     #endif
 }
+
+/// The `.load` and `.warn` hooks of a socket.
+@Suite("WebSocket hooks")
+@MainActor
+struct WebSocketHookTests {
+    @Test("load shows while the socket connects; warn shows the failure")
+    func loadAndWarn() async throws {
+        let transport = StubWebSocketTransport(refusals: [StubWebSocketTransport.refusal(403)])
+        transport.holdConnects()
+        var configuration = Session.Configuration()
+        configuration.webSocketTransport = transport
+        let control = Headless.Control()
+        let alert = Headless.Alert()
+        let socket = Session(configuration: configuration).webSocket(WebSocketTests.Feed())
+            .load(control).warn(with: alert)
+        await eventually("loading shows while connecting") { !control.isEnabled }
+        transport.releaseConnects()
+        await eventually("loading ends after the failure") { control.isEnabled }
+        await eventually("the failure is shown") { !alert.presentedMessages.isEmpty }
+        #expect(alert.presentedMessages.first?.hasPrefix(MessageCatalog.current.forbidden) == true)
+        guard case .failed = socket.state else {
+            Issue.record("not failed: \(socket.state)")
+            return
+        }
+    }
+}

@@ -86,7 +86,7 @@ let package = Package(
             // LinkProxy is a dependency only so that building MemoryCheck builds the proxy it can launch.
             dependencies: [
                 .product(name: "Formwork", package: "Formwork"), "ExampleSupport", "LinkProxy",
-                "FormworkAsyncHTTPClient",
+                "FormworkAsyncHTTPClient", "FormworkWebSocketNIO",
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),

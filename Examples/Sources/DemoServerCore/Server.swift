@@ -35,6 +35,8 @@ enum Server {
                             }
                         ),
                         withErrorHandling: true)
+                    let upgrade = try pipeline.handler(type: HTTPServerUpgradeHandler.self)
+                    try pipeline.addHandler(WebSocketRefusals(), position: .before(upgrade))
                     try pipeline.addHandler(handler)
                 }
             }

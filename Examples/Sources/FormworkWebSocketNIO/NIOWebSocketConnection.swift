@@ -22,8 +22,8 @@ final class NIOWebSocketConnection: WebSocketConnection {
 
     func receive() async throws -> WebSocketInbound {
         let promise = channel.eventLoop.makePromise(of: WebSocketInbound.self)
-        let handler = NIOLoopBound(self.handler, eventLoop: channel.eventLoop)
-        channel.eventLoop.execute { handler.value.receive(promise) }
+        let handler = self.handler  // used on its event loop only
+        channel.eventLoop.execute { handler.receive(promise) }
         return try await promise.futureResult.get()
     }
 
@@ -48,14 +48,14 @@ final class NIOWebSocketConnection: WebSocketConnection {
 
     func sendPing() async throws {
         let promise = channel.eventLoop.makePromise(of: Void.self)
-        let handler = NIOLoopBound(self.handler, eventLoop: channel.eventLoop)
-        channel.eventLoop.execute { handler.value.ping(promise) }
+        let handler = self.handler
+        channel.eventLoop.execute { handler.ping(promise) }
         try await promise.futureResult.get()
     }
 
     func close(_ close: WebSocketClose) async {
-        let handler = NIOLoopBound(self.handler, eventLoop: channel.eventLoop)
-        try? await channel.eventLoop.submit { handler.value.startClose(close) }.get()
+        let handler = self.handler
+        try? await channel.eventLoop.submit { handler.startClose(close) }.get()
     }
 
     func cancel() {
@@ -192,7 +192,10 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {  // 
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        end(with: Self.lost(nil))
+        // On the next tick: an error fired while the channel closes (a frame over the limit)
+        // names the failure better than "lost".
+        let handler = self
+        context.eventLoop.execute { handler.end(with: Self.lost(nil)) }
         context.fireChannelInactive()
     }
 

@@ -103,9 +103,11 @@ public struct NIOWebSocketTransport: WebSocketTransport {
         do {
             channel = try await bootstrap.connect(host: host, port: port).get()
         } catch {
-            throw NetworkError(
+            let failure = NetworkError(
                 .transport, failureReason: "Could not connect to \(host):\(port): \(error)",
                 underlyingError: URLError(.cannotConnectToHost), request: request)
+            handshake.fail(failure)
+            throw failure
         }
         handshake.start(on: channel, timeout: timeout)
         return try await withTaskCancellationHandler {

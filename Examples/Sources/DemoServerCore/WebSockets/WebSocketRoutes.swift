@@ -97,7 +97,7 @@ enum WebSocketRoutes {
         NIOWebSocketServerUpgrader(
             maxFrameSize: 1 << 25,
             shouldUpgrade: { channel, head in
-                guard head.uri.hasPrefix("/ws/"), behaviour(forPeek: head) else {
+                guard head.uri.hasPrefix("/ws/"), accepts(head) else {
                     return channel.eventLoop.makeSucceededFuture(nil)
                 }
                 var headers = HTTPHeaders()
@@ -122,7 +122,7 @@ enum WebSocketRoutes {
     }
 
     /// Whether a handshake would be accepted, without counting it (the upgrade counts it).
-    private static func behaviour(forPeek head: HTTPRequestHead) -> Bool {
+    static func accepts(_ head: HTTPRequestHead) -> Bool {
         let request = HTTPHandler.request(head, body: [])
         switch request.path {
         case "/ws/refuse", "/ws/stats": return false
@@ -135,5 +135,42 @@ enum WebSocketRoutes {
             return presented == "Bearer \(realm)-\(generation)"
         default: return true
         }
+    }
+}
+
+/// Turns a WebSocket handshake the demo refuses (`/ws/refuse`, `/ws/auth` with a stale token,
+/// `/ws/stats`) into a plain request before the upgrade handler sees it, so that the HTTP routes
+/// answer it with their status and body (NIO's upgrade handler does not pass on a handshake its
+/// upgrader declines).
+final class WebSocketRefusals: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    /// Whether the request being passed on is a handshake the upgrade handler will accept: after
+    /// its end this handler leaves, before the WebSocket's bytes arrive.
+    private var upgrading = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(var head):
+            guard head.uri.hasPrefix("/ws/"), head.headers.contains(name: "Upgrade") else { break }
+            if WebSocketRoutes.accepts(head) {
+                upgrading = true
+                break
+            }
+            head.headers.remove(name: "Upgrade")
+            head.headers.replaceOrAdd(name: "Connection", value: "keep-alive")
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+            return
+        case .end:
+            if upgrading {
+                context.fireChannelRead(data)
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+                return
+            }
+        case .body:
+            break
+        }
+        context.fireChannelRead(data)
     }
 }

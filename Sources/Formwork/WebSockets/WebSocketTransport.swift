@@ -35,10 +35,11 @@ public protocol WebSocketTransport: Sendable {
 /// One open WebSocket connection, made by a ``WebSocketTransport``.
 ///
 /// Formwork calls ``receive()`` only when its reader has room for another message, and at most
-/// one call of ``receive()`` runs at a time: a connection reads no more from the network than
-/// that demand needs (a few frames ahead at most), so a reader that stops reading slows the
-/// server down. ``send(_:)``, ``sendPing()`` and ``close(_:)`` may run at the same time as a
-/// ``receive()``.
+/// one call of ``receive()`` runs at a time. A connection that reads from the network only for
+/// that demand (about one socket read ahead) lets a reader that stops reading slow the server
+/// down; one that reads ahead by itself (as `URLSessionWebSocketTask` does) still delivers
+/// messages only on demand. ``send(_:)``, ``sendPing()`` and ``close(_:)`` may run at the same
+/// time as a ``receive()``.
 public protocol WebSocketConnection: AnyObject, Sendable {
     /// The subprotocol the server chose, or `nil`.
     var subprotocol: String? { get }

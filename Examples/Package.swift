@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "FormworkAsyncHTTPClient", targets: ["FormworkAsyncHTTPClient"]),
         // A ClientTransport for swift-openapi-generator's clients that sends through a Formwork Session.
         .library(name: "FormworkOpenAPI", targets: ["FormworkOpenAPI"]),
+        // Formwork's WebSocketTransport on SwiftNIO (NIOWebSocket) for Linux services: two files to copy.
+        .library(name: "FormworkWebSocketNIO", targets: ["FormworkWebSocketNIO"]),
     ],
     dependencies: [
         // The Formwork library (used by the demo CLI and benchmark targets, not by DemoServer).
@@ -46,6 +48,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),
@@ -83,7 +86,7 @@ let package = Package(
             // LinkProxy is a dependency only so that building MemoryCheck builds the proxy it can launch.
             dependencies: [
                 .product(name: "Formwork", package: "Formwork"), "ExampleSupport", "LinkProxy",
-                "FormworkAsyncHTTPClient",
+                "FormworkAsyncHTTPClient", "FormworkWebSocketNIO",
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
@@ -142,6 +145,30 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // Formwork's WebSocketTransport on plain SwiftNIO (NIOWebSocket, already part of swift-nio):
+        // why not a WebSocket client package is in Examples/README.md.
+        .target(
+            name: "FormworkWebSocketNIO",
+            dependencies: [
+                .product(name: "Formwork", package: "Formwork"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // WebSockets through a Formwork Session over the NIO transport, against the demo server's
+        // WebSocket endpoints (DemoServer is a dependency so that building the tests builds it).
+        .testTarget(
+            name: "FormworkWebSocketNIOTests",
+            dependencies: [
+                "FormworkWebSocketNIO", "FormworkTestSupport", "DemoServer",
+                .product(name: "Formwork", package: "Formwork"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),

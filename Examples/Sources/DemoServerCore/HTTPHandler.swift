@@ -110,7 +110,7 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private static func request(_ head: HTTPRequestHead, body: [UInt8]) -> DemoRequest {
+    static func request(_ head: HTTPRequestHead, body: [UInt8]) -> DemoRequest {
         DemoRequest(
             method: head.method, uri: head.uri, version: head.version, headers: head.headers, body: body,
             keepAlive: head.isKeepAlive)

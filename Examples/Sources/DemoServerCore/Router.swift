@@ -90,7 +90,7 @@ struct Router: Sendable {
         routes: DataRoutes.routes + ErrorRoutes.routes + EchoRoutes.routes + MiscRoutes.routes
             + RedirectRoutes.routes + AuthRoutes.routes + FileRoutes.routes + UploadRoutes.routes
             + FaultRoutes.routes
-            + RecoveryRoutes.routes
+            + RecoveryRoutes.routes + WebSocketRoutes.routes
             + QuirkyFileRoutes.routes
             + SecurityRoutes.routes
             + IdempotencyRoutes.routes

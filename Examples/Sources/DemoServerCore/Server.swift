@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOWebSocket
 
 /// Binds the HTTP server and builds each connection's pipeline.
 enum Server {
@@ -20,10 +21,22 @@ enum Server {
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     try tls?(pipeline)
-                    try pipeline.configureHTTPServerPipeline(
-                        withPipeliningAssistance: true, withErrorHandling: true)
                     // sendfile bypasses the TLS handler: under TLS, file bodies are read and written.
                     let handler = HTTPHandler(router: router, stats: stats, sendsFileRegions: tls == nil)
+                    // `/ws/...` handshakes are upgraded to WebSockets (see `WebSocketRoutes`); the
+                    // HTTP handler then leaves the pipeline.
+                    try pipeline.configureHTTPServerPipeline(
+                        withPipeliningAssistance: true,
+                        withServerUpgrade: (
+                            upgraders: [WebSocketRoutes.upgrader()],
+                            completionHandler: {
+                                [handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)] context in
+                                context.pipeline.syncOperations.removeHandler(handler.value, promise: nil)
+                            }
+                        ),
+                        withErrorHandling: true)
+                    let upgrade = try pipeline.handler(type: HTTPServerUpgradeHandler.self)
+                    try pipeline.addHandler(WebSocketRefusals(), position: .before(upgrade))
                     try pipeline.addHandler(handler)
                 }
             }

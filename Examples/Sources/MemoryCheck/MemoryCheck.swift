@@ -47,6 +47,8 @@ struct MemoryCheck {
                MemoryCheck stream [--seconds S] [--rate R] [--limit-mib MIB]
                MemoryCheck stream-flood [--events N] [--size B] [--pause-after K] [--pause S]
                                         [--per-event-ms M] [--transport urlsession|ahc] [--limit-mib MIB]
+               MemoryCheck websocket-flood [--messages N] [--size B] [--pause-after K] [--pause S]
+                                           [--limit-mib MIB]
                MemoryCheck requests [--count N] [--transport urlsession|ahc] [--limit-mib MIB]
                MemoryCheck soak [--count N] [--transport urlsession|ahc] [--limit-mib MIB]
                MemoryCheck sessions [--count N] [--transport urlsession|ahc] [--slack K]
@@ -58,6 +60,8 @@ struct MemoryCheck {
         if mode == "stream" { return await StreamMemory.run(arguments) }  // a long event stream
         // A fast stream and a slow reader, in bounded memory and without losing an event.
         if mode == "stream-flood" { return await StreamFloodMemory.run(arguments) }
+        // A WebSocket flood and a reader that stalls, over the NIO WebSocket transport.
+        if mode == "websocket-flood" { return await WebSocketFloodMemory.run(arguments) }
         // Finished requests are released: many small requests in constant memory.
         if mode == "requests" { return await RequestsMemory.run(arguments) }
         // Nothing of a cancelled, failed or shared request stays: a soak with cancels.

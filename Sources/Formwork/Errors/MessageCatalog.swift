@@ -167,6 +167,11 @@ extension NetworkError {
             return (businessMessage ?? catalog.businessFailure, businessCode)
         case .fileOperationFailed:
             return (catalog.fileOperationFailed, kind.name)
+        case .webSocket:
+            if let statusCode {
+                return (catalog.message(forStatusCode: statusCode), String(statusCode))
+            }
+            return (catalog.networkFailure, reason?.name ?? kind.name)
         case .outbox:
             return (
                 reason == .expired ? catalog.outboxExpired : catalog.outboxFailed, reason?.name ?? kind.name

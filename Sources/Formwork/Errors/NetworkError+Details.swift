@@ -123,6 +123,25 @@ extension NetworkError {
         /// ``Kind/invalidTrustPolicy``: a certificate is not a readable X.509 certificate (DER or
         /// PEM).
         public static let invalidCertificate = Reason("invalidCertificate")
+
+        // MARK: WebSockets (kind `webSocket`)
+
+        /// ``Kind/webSocket``: the server answered the opening handshake with something other
+        /// than a valid `101`; ``NetworkError/response`` has the status, ``NetworkError/data`` the
+        /// body when the platform gives it.
+        public static let webSocketHandshakeRefused = Reason("webSocketHandshakeRefused")
+        /// ``Kind/webSocket``: the server broke the WebSocket protocol (a bad frame, text that is
+        /// not UTF-8, a bad close frame).
+        public static let webSocketProtocolError = Reason("webSocketProtocolError")
+        /// ``Kind/webSocket``: the server sent a message larger than the socket's
+        /// ``WebSocket/maximumMessageSize``; the connection was closed with 1009.
+        public static let webSocketMessageTooBig = Reason("webSocketMessageTooBig")
+        /// ``Kind/webSocket``: the session's transport cannot open WebSockets (corelibs URLSession
+        /// on Linux); the error names what to set instead (``Session/Configuration/webSocketTransport``).
+        public static let webSocketsUnavailable = Reason("webSocketsUnavailable")
+        /// ``Kind/webSocket``: a message or ping was sent on a socket that is closed or failed
+        /// (or closed while it waited to reconnect); it was not sent.
+        public static let webSocketClosed = Reason("webSocketClosed")
     }
 }
 

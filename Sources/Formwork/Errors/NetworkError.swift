@@ -186,6 +186,12 @@ extension NetworkError {
         /// ``NetworkError/reason``.
         public static let invalidTrustPolicy = Kind("invalidTrustPolicy")
 
+        /// A WebSocket could not be opened or ended with an error: the server refused the
+        /// handshake, broke the protocol or sent a message over the limit, the platform cannot
+        /// open WebSockets, or a message was sent on a socket that is closed. See
+        /// ``NetworkError/reason``.
+        public static let webSocket = Kind("webSocket")
+
         /// `true` for the kinds that mean "the response arrived but could not be read".
         var isResponseSerialization: Bool {
             [.emptyResponse, .invalidJSON, .keyPathNotFound, .decodingFailed, .stringDecodingFailed]

@@ -62,6 +62,11 @@ extension Session {
         /// ``URLSessionTransport`` of your own for another `URLSessionConfiguration`; a transport
         /// you set belongs to you (the session only lets go of it when it ends).
         public var transport: (any Transport)?
+        /// What opens the session's WebSockets (see ``WebSocketTransport``). Defaults to `nil`:
+        /// over URLSession, `URLSessionWebSocketTask` on Apple platforms; on Linux, where corelibs
+        /// URLSession cannot open WebSockets, and with another ``transport``, a socket then fails
+        /// with ``NetworkError/Reason/webSocketsUnavailable`` until one is set.
+        public var webSocketTransport: (any WebSocketTransport)?
 
         /// The default configuration.
         public init() {}

@@ -60,7 +60,7 @@ enum URLRequestBuilder {
     }
 
     /// The request for a form, at `url` (the form's, checked, perhaps with a query added).
-    private static func baseRequest(
+    static func baseRequest(
         for form: some Formable, url: URL, configuration: Session.Configuration
     ) throws(NetworkError) -> URLRequest {
         var request = URLRequest(url: url)

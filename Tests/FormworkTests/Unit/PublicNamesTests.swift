@@ -47,6 +47,11 @@ struct PublicNamesTests {
         "TypedFormable", "URLQueryEncoder", "URLSessionTransport",
         "UploadDataFormable", "UploadFileFormable", "UploadFormable", "UploadMultipartFormable",
         "UploadRequest", "UploadStreamFormable", "Warnable",
+        // Apple's own are `URLSessionWebSocketTask` (Foundation) and `NWProtocolWebSocket` (Network).
+        "WebSocket", "WebSocketClose", "WebSocketCloseCode", "WebSocketConnection", "WebSocketFormable",
+        "WebSocketInbound", "WebSocketMessage", "WebSocketReconnection", "WebSocketSequence",
+        "WebSocketState",
+        "WebSocketTransport", "WebSocketUpdate",
     ]
 
     /// Top-level names of Apple frameworks an app file commonly imports next to Formwork, kept by

@@ -125,7 +125,7 @@ struct OpenTelemetryMonitor: EventMonitor {
         Meter(
             label: HTTPClientMetric.activeRequests, dimensions: flight.dimensions.pairs, factory: self.metrics
         )
-        .decrement(by: 1)
+        .decrement()
     }
 
     // MARK: Spans
@@ -163,7 +163,7 @@ struct OpenTelemetryMonitor: EventMonitor {
         }
         if isNew {
             Meter(label: HTTPClientMetric.activeRequests, dimensions: dimensions.pairs, factory: metrics)
-                .increment(by: 1)
+                .increment()
         }
     }
 

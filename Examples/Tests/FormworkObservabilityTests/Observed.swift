@@ -139,7 +139,7 @@ func requestDimensions(
 /// A log handler that keeps every message, for the swift-log bridge's tests.
 struct MemoryLogHandler: LogHandler {
     final class Store: Sendable {
-        private let lines = Locked([String]())
+        private let lines = TestLocked([String]())
         var messages: [String] { lines.withLock { $0 } }
         func append(_ line: String) { lines.withLock { $0.append(line) } }
     }
@@ -159,7 +159,7 @@ struct MemoryLogHandler: LogHandler {
 }
 
 /// A value behind a lock, for the tests.
-final class Locked<Value>: @unchecked Sendable {  // `value` is only touched while `lock` is held
+final class TestLocked<Value>: @unchecked Sendable {  // `value` is only touched while `lock` is held
     private let lock = NSLock()
     private var value: Value
 

@@ -124,27 +124,6 @@ struct TracingTests {
         #expect(observed.activeRequests == 0)
     }
 
-    @Test("A caller's cancellation is not an error: no error status, no error.type, no duration recorded")
-    func cancel() async throws {
-        let observed = Observed()
-        let key = UUID().uuidString
-        let url = try await DemoServer.url("/coalesce/held?key=\(key)")
-        let request = client.request(Form(url: url), session: observed.session)
-        await eventually("the request is sent") { !observed.tracer.base.activeSpans.isEmpty }
-        try await fetch("/coalesce/hits?key=\(key)&atLeast=1")
-        request.cancel()
-        let response = await request.response()
-        #expect(response.error?.isCancelled == true)
-
-        let span = try #require(observed.spans.first)
-        #expect(span.status == nil)
-        #expect(
-            span.all == (try requestAttributes(url: url, extra: [FormworkAttribute.cancelled: .bool(true)])))
-        #expect(observed.metrics.recorders(label: HTTPClientMetric.requestDuration).isEmpty)
-        #expect(observed.activeRequests == 0)
-        try await fetch("/coalesce/release?key=\(key)")
-    }
-
     @Test("A retried request: one span per attempt, the second with http.request.resend_count 1")
     func retried() async throws {
         let observed = Observed()
@@ -238,80 +217,5 @@ struct TracingTests {
         #expect(
             observed.values(HTTPClientMetric.requestDuration, try requestDimensions(url: url, status: 200))
                 .count == 1)
-    }
-
-    @Test("A coalesced join: its span says formwork.coalesced and links to the span of the request it joined")
-    func coalesced() async throws {
-        let observed = Observed()
-        let key = UUID().uuidString
-        let url = try await DemoServer.url("/coalesce/held?key=\(key)")
-        let first = client.request(Form(url: url), session: observed.session)
-        try await fetch("/coalesce/hits?key=\(key)&atLeast=1")
-        let second = client.request(Form(url: url), session: observed.session)
-        await eventually("the second request joins the first") {
-            observed.tracer.base.activeSpans.contains {
-                $0.attributes.get(FormworkAttribute.coalesced) == .bool(true)
-            }
-        }
-        try await fetch("/coalesce/release?key=\(key)")
-        _ = try await first.data()
-        _ = try await second.data()
-
-        let leader = try #require(observed.spans.first { $0.all[FormworkAttribute.coalesced] == nil })
-        let joiner = try #require(observed.spans.first { $0.all[FormworkAttribute.coalesced] != nil })
-        let ok: [String: SpanAttribute] = [OTelAttribute.http.response.statusCode: .int64(200)]
-        #expect(leader.all == (try requestAttributes(url: url, extra: ok)))
-        var joined = ok
-        joined[FormworkAttribute.coalesced] = .bool(true)
-        #expect(joiner.all == (try requestAttributes(url: url, extra: joined)))
-        #expect(joiner.links.map { $0.context.inMemorySpanContext?.spanID } == [leader.spanID])
-        // One request sent: one duration.
-        #expect(
-            observed.values(HTTPClientMetric.requestDuration, try requestDimensions(url: url, status: 200))
-                .count == 1)
-        #expect(observed.activeRequests == 0)
-    }
-
-    @Test("An outbox send: its span carries the entry's Idempotency-Key")
-    func outbox() async throws {
-        let observed = Observed()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let outbox = try Outbox(directory: directory, session: observed.session)
-        let url = try await DemoServer.url("/echo")
-        var deliveries = outbox.deliveries().makeAsyncIterator()
-        let entry = try await outbox.enqueue(Form(url: url, method: .post))
-        _ = await deliveries.next()
-        await outbox.close()
-
-        let span = try #require(observed.spans.first)
-        #expect(span.operationName == "POST")
-        #expect(
-            span.all
-                == (try requestAttributes(
-                    method: "POST", url: url,
-                    extra: [
-                        OTelAttribute.http.response.statusCode: .int64(200),
-                        FormworkAttribute.idempotencyKey: .string(entry.idempotencyKey),
-                    ])))
-    }
-
-    @Test("A stream: one span per connection, each with its status")
-    func stream() async throws {
-        let observed = Observed()
-        let url = try await DemoServer.url("/sse?key=\(UUID().uuidString)&count=2&total=2&end=clean")
-        var events = 0
-        for try await _ in client.stream(Form(url: url), session: observed.session).events() { events += 1 }
-        #expect(events == 2)
-
-        let spans = observed.spans
-        let first = try #require(spans.first)
-        #expect(
-            first.all
-                == (try requestAttributes(
-                    url: url, extra: [OTelAttribute.http.response.statusCode: .int64(200)])))
-        #expect(spans.last?.all[OTelAttribute.http.response.statusCode] == .int64(204))
-        #expect(spans.allSatisfy { $0.operationName == "GET" && $0.kind == .client })
-        #expect(observed.activeRequests == 0)
     }
 }

@@ -3,8 +3,9 @@ import PackageDescription
 
 // The examples that go with Formwork: a demo HTTP server (plain SwiftNIO) that the library's
 // integration tests start on 127.0.0.1 (and the same server with HTTPS listeners for the HTTPS
-// suites), a demo CLI, a benchmark, a memory check, a transport on AsyncHTTPClient and a
-// transport for OpenAPI-generated clients.
+// suites), a demo CLI, a benchmark, a memory check, a transport on AsyncHTTPClient, a WebSocket
+// transport on SwiftNIO, a transport for OpenAPI-generated clients, and traces, metrics and logs
+// in OpenTelemetry's terms.
 // The Formwork library itself has no dependencies; only this package names SwiftNIO.
 let package = Package(
     name: "FormworkExamples",
@@ -22,6 +23,9 @@ let package = Package(
         .library(name: "FormworkOpenAPI", targets: ["FormworkOpenAPI"]),
         // Formwork's WebSocketTransport on SwiftNIO (NIOWebSocket) for Linux services: two files to copy.
         .library(name: "FormworkWebSocketNIO", targets: ["FormworkWebSocketNIO"]),
+        // An EventMonitor and an adapter that trace and measure a session's requests in
+        // OpenTelemetry's terms (swift-distributed-tracing, swift-metrics), and a swift-log bridge.
+        .library(name: "FormworkObservability", targets: ["FormworkObservability"]),
     ],
     dependencies: [
         // The Formwork library (used by the demo CLI and benchmark targets, not by DemoServer).
@@ -37,6 +41,12 @@ let package = Package(
         // dependency: the tests' client was generated once and committed.
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.7.0"),
+        // Under FormworkObservability: the tracing, metrics and logging APIs (no exporter: a service
+        // bootstraps its own, e.g. swift-otel), and the OpenTelemetry attribute names.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-otel/swift-otel-semantic-conventions", from: "1.44.0"),
     ],
     targets: [
         // The demo server: its routes, handler and options, run by the two executables below.
@@ -194,6 +204,34 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             exclude: ["openapi.yaml", "openapi-generator-config.yaml", "generate-client.sh"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // Traces, metrics and logs of a Formwork Session in OpenTelemetry's terms.
+        .target(
+            name: "FormworkObservability",
+            dependencies: [
+                .product(name: "Formwork", package: "Formwork"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OTelSemanticConventions", package: "swift-otel-semantic-conventions"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // Reads spans, metrics and log lines back from in-memory implementations, against the demo
+        // server (DemoServer is a dependency so that building the tests builds it).
+        .testTarget(
+            name: "FormworkObservabilityTests",
+            dependencies: [
+                "FormworkObservability", "FormworkTestSupport", "DemoServer",
+                .product(name: "Formwork", package: "Formwork"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OTelSemanticConventions", package: "swift-otel-semantic-conventions"),
+            ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // The root package's test harness (starts the demo server), shared through a symbolic link.

@@ -6,7 +6,10 @@ import Foundation
 /// Part of the key: the method, the whole URL (query included, as sent), every header (names in
 /// any letter case, in any order; values exactly), the `URLRequest`'s cache policy and the form's ``CachePolicy``, its timeout
 /// and whether it sends cookies. Not part of it: what URLSession's configuration adds to every
-/// request of the session (the same for all of them). Only GET and HEAD requests without a body
+/// request of the session (the same for all of them), and the W3C trace context fields
+/// (`traceparent`, `tracestate`, `baggage`), which a tracing adapter makes different for every
+/// request without changing the answer: a request that joins another's exchange sends nothing, so
+/// the server sees the first request's trace context. Only GET and HEAD requests without a body
 /// have a key: nothing else is ever coalesced.
 struct CoalescingKey: Hashable, Sendable {
     let method: String
@@ -26,6 +29,9 @@ struct CoalescingKey: Hashable, Sendable {
         let value: String
     }
 
+    /// Header names (lowercased) left out of the key: the W3C trace context fields.
+    static let traceContextHeaders: Set<String> = ["traceparent", "tracestate", "baggage"]
+
     /// The methods whose identical requests may share one network request.
     static let methods: Set<String> = ["GET", "HEAD"]
 
@@ -43,6 +49,7 @@ struct CoalescingKey: Hashable, Sendable {
         self.url = url.absoluteString
         self.headers = (request.allHTTPHeaderFields ?? [:])
             .map { Header(name: $0.key.lowercased(), value: $0.value) }
+            .filter { !Self.traceContextHeaders.contains($0.name) }
             .sorted { ($0.name, $0.value) < ($1.name, $1.value) }
         self.cachePolicy = request.cachePolicy.rawValue
         self.timeout = request.timeoutInterval

@@ -57,6 +57,18 @@ public protocol EventMonitor: Sendable {
     ///   - original: The request built from the form.
     ///   - adapted: The request after the adapters.
     func requestDidAdapt(_ id: UUID, from original: URLRequest, to adapted: URLRequest)
+    /// An attempt is redirected: the transport follows `response` (a `3xx`) with `request`, within
+    /// the same attempt (tracing records each hop as one more request sent).
+    ///
+    /// Called only for redirects Formwork follows (see ``RedirectPolicy``); a redirect that is not
+    /// followed is the attempt's response.
+    /// - Parameters:
+    ///   - id: The request's id.
+    ///   - response: The redirect response.
+    ///   - request: The request sent next, after Formwork's rules and the ``RedirectPolicy``.
+    ///   - attempt: The attempt number, from 1.
+    func requestWillRedirect(
+        _ id: UUID, after response: HTTPURLResponse, to request: URLRequest, attempt: Int)
     /// An attempt failed and will be retried after `delay` seconds.
     /// - Parameters:
     ///   - id: The request's id.
@@ -84,6 +96,10 @@ extension EventMonitor {
     {}
     /// Does nothing.
     public func requestDidAdapt(_ id: UUID, from original: URLRequest, to adapted: URLRequest) {}
+    /// Does nothing.
+    public func requestWillRedirect(
+        _ id: UUID, after response: HTTPURLResponse, to request: URLRequest, attempt: Int
+    ) {}
     /// Does nothing.
     public func requestWillRetry(_ id: UUID, after error: NetworkError, delay: TimeInterval, retryCount: Int)
     {}

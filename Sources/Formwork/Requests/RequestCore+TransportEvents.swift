@@ -142,10 +142,16 @@ extension RequestCore {
             )
         }
         do throws(NetworkError) {
-            return try RedirectRule.follow(
+            let next = try RedirectRule.follow(
                 response, to: request, hasBody: hasBody,
                 sensitiveHeaders: settings.sensitiveHeaders,
                 policy: policy ?? settings.redirectPolicy)
+            if let next {
+                for monitor in settings.eventMonitors {
+                    monitor.requestWillRedirect(id, after: response, to: next, attempt: attempt)
+                }
+            }
+            return next
         } catch {
             settle(attempt: attempt, error)
             return nil

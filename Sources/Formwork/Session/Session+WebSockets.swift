@@ -96,7 +96,7 @@ enum WebSocketHandshake {
     {
         let text = URLRequestBuilder.trimmingWhitespace(form.url)
         let (httpText, secure) = httpURLText(text)
-        let url = try URLRequestBuilder.url(from: httpText)
+        let url = try URLRequestBuilder.url(from: httpText, baseURL: configuration.baseURL)
         var request = try URLRequestBuilder.baseRequest(for: form, url: url, configuration: configuration)
         request.httpMethod = "GET"
         if var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {

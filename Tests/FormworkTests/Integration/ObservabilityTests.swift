@@ -20,6 +20,11 @@ final class RecordingMonitor: EventMonitor {
     func requestDidAdapt(_ id: UUID, from original: URLRequest, to adapted: URLRequest) {
         log.withLock { $0.append("adapt") }
     }
+    func requestWillRedirect(
+        _ id: UUID, after response: HTTPURLResponse, to request: URLRequest, attempt: Int
+    ) {
+        log.withLock { $0.append("redirect \(response.statusCode) \(request.url?.path ?? "") \(attempt)") }
+    }
     func requestWillRetry(_ id: UUID, after error: NetworkError, delay: TimeInterval, retryCount: Int) {
         log.withLock { $0.append("retry \(retryCount)") }
         retryDelays.withLock { $0.append(delay) }
@@ -64,6 +69,25 @@ struct ObservabilityTests {
         ).data()
         #expect(upload.metrics.first?.bytesSent == 5000)
         #expect(upload.metrics.first?.error == nil)
+    }
+
+    @Test("Monitors hear each redirect that is followed, with its response and the next request")
+    func monitorRedirects() async throws {
+        let monitor = RecordingMonitor()
+        let session = Session { $0.interceptors.eventMonitors = [monitor] }
+        let base = try await DemoServer.baseURL()
+        let form = TestForm(url: base + "/redirect", parameters: ["to": base + "/echo", "status": 302])
+        _ = try await client.request(form, session: session).data()
+        #expect(monitor.events == ["start 1", "redirect 302 /echo 1", "finish"])
+        #expect(monitor.metrics.first?.response?.url?.path == "/echo")
+
+        let refused = RecordingMonitor()
+        let refusing = Session {
+            $0.interceptors.eventMonitors = [refused]
+            $0.redirectPolicy = .refuse
+        }
+        _ = await client.request(form, session: refusing).handledString()
+        #expect(refused.events == ["start 1", "finish"])
     }
 
     @Test("A request's id is the same every time it is read, for monitors too, and unique")

@@ -27,6 +27,21 @@ struct CoalescingKeyTests {
         #expect(CoalescingKey(first) == CoalescingKey(second))
     }
 
+    @Test("The W3C trace context fields are not part of the key; other headers still are")
+    func traceContext() throws {
+        let first = try request(headers: [
+            ("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+            ("tracestate", "a=1"), ("Baggage", "k=v"),
+        ])
+        let second = try request(headers: [
+            ("Traceparent", "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01")
+        ])
+        #expect(CoalescingKey(first) != nil)
+        #expect(CoalescingKey(first) == CoalescingKey(second))
+        #expect(CoalescingKey(first) == CoalescingKey(try request()))
+        #expect(CoalescingKey(first) != CoalescingKey(try request(headers: [("X-Trace", "1")])))
+    }
+
     @Test("Two requests whose forms ask for different HTTP cache policies never share a key")
     func formCachePolicy() throws {
         let plain = try request()

@@ -1,0 +1,1 @@
+../../../Tests/FormworkTests/Support/Eventually.swift

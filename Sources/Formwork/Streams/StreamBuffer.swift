@@ -46,6 +46,8 @@ final class StreamBuffer: Sendable {
 
     /// Bytes waiting for the reader.
     var byteCount: Int { state.withLock { $0.bytes } }
+    /// Whether an appending thread waits for the reader to make room (`slowDown`).
+    var isProducerWaiting: Bool { state.withLock { $0.producerWaits } }
     /// Items dropped because the reader was behind (`dropOldest`).
     var droppedCount: Int { state.withLock { $0.dropped } }
     /// Items waiting for the reader (changes of the connection not counted).

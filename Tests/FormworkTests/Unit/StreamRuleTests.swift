@@ -158,6 +158,8 @@ struct StreamRuleTests {
             try? buffer.append(.chunk(Data(count: 4)))  // 14 > 10: waits
             appended.withLock { $0 = true }
         }
+        // Read only once the producer waits: had it started after the first read, 6 + 4 would fit.
+        await eventually("the producer waits for room") { buffer.isProducerWaiting }
         guard case .item(.chunk(let first)) = await buffer.next(isRequestDone: { false }) else {
             Issue.record("expected the first chunk")
             return

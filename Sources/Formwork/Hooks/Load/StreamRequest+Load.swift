@@ -16,28 +16,3 @@ extension StreamRequest {
         core.append { _ in await span.end() }
     }
 }
-
-/// One `load` on a stream: `end()` runs once for each `begin()`, whichever comes first of the
-/// first item and the request's end.
-@MainActor
-private final class LoadSpan {
-    private let onBegin: @MainActor @Sendable () -> Void
-    private let onEnd: @MainActor @Sendable () -> Void
-    private var isOpen = false
-
-    init(begin: @escaping @MainActor @Sendable () -> Void, end: @escaping @MainActor @Sendable () -> Void) {
-        onBegin = begin
-        onEnd = end
-    }
-
-    func begin() {
-        isOpen = true
-        onBegin()
-    }
-
-    func end() {
-        guard isOpen else { return }
-        isOpen = false
-        onEnd()
-    }
-}

@@ -13,37 +13,12 @@ extension WebSocket {
     @MainActor
     @discardableResult
     public func load(_ loadable: some Loadable = LoadType.none) -> Self {
-        let span = SocketLoadSpan(begin: { loadable.begin() }, end: { loadable.end() })
+        let span = LoadSpan(begin: { loadable.begin() }, end: { loadable.end() })
         // The newest state wins: a screen needs only to know whether the socket is connecting now.
         let relay = MainActorRelay<WebSocketState> { state in
             if case .connecting = state { span.begin() } else { span.end() }
         }
         observe { relay.post($0) }
         return self
-    }
-}
-
-/// One `load` on a socket: `end()` runs once for each `begin()`.
-@MainActor
-private final class SocketLoadSpan {
-    private let onBegin: @MainActor @Sendable () -> Void
-    private let onEnd: @MainActor @Sendable () -> Void
-    private var isOpen = false
-
-    init(begin: @escaping @MainActor @Sendable () -> Void, end: @escaping @MainActor @Sendable () -> Void) {
-        onBegin = begin
-        onEnd = end
-    }
-
-    func begin() {
-        guard !isOpen else { return }
-        isOpen = true
-        onBegin()
-    }
-
-    func end() {
-        guard isOpen else { return }
-        isOpen = false
-        onEnd()
     }
 }

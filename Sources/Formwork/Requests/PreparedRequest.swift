@@ -31,6 +31,9 @@ struct PreparedRequest: Sendable {
     var cache: CacheUse?
     /// The form's own redirect policy (``Formable/redirectPolicy``); nil: the session's.
     var redirectPolicy: RedirectPolicy?
+    /// Whether every header of `urlRequest` was checked as it was built (``HTTPHeaders/validate()``),
+    /// so that the attempt needs no ``FinalRequestCheck`` unless an adapter changes the request.
+    var headersChecked = false
 
     /// Removes the attempt's temporary files.
     func removeTemporaryFiles() {

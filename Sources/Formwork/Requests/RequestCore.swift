@@ -181,7 +181,7 @@ final class RequestCore: Sendable {
             // With no adapter the request stays as built: no chain to run, nothing to compare.
             let original = prepared.urlRequest
             if adapters.isEmpty {
-                try FinalRequestCheck.validate(original)
+                if !prepared.headersChecked { try FinalRequestCheck.validate(original) }
             } else {
                 // Adapters change Formwork's own request value; its headers are checked as they left
                 // them, then it becomes the URLRequest to send.
@@ -211,7 +211,8 @@ final class RequestCore: Sendable {
         let prepared: PreparedRequest
         do {
             prepared = try make(attempt)
-            try FinalRequestCheck.validate(prepared.urlRequest)
+            // A request whose headers were all checked as it was built is not checked again.
+            if !prepared.headersChecked { try FinalRequestCheck.validate(prepared.urlRequest) }
         } catch {
             buildFailed(.building(error), attempt: attempt)
             return true

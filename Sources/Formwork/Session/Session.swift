@@ -18,6 +18,8 @@ public final class Session: Sendable {
 
     /// This session's defaults.
     public let configuration: Configuration
+    /// The URLs this session's forms resolved to lately (see ``URLMemo``).
+    let urls = URLMemo()
     /// What the request engine reads of ``configuration`` (see ``RequestHost``).
     let settings: EngineSettings
     /// What carries the requests: ``Configuration/transport``, or a ``URLSessionTransport`` of the
@@ -188,15 +190,17 @@ public final class Session: Sendable {
     /// an async accessor (``Requestable/send(_:session:)`` does, saving the scheduled start's task).
     func makeDataRequest(_ form: some RequestFormable) -> DataRequest {
         // Read once, here on the caller's actor; only the Sendable snapshot goes into the builder.
-        let (form, configuration) = (FormSnapshot(form), self.configuration)
+        let (form, configuration, urls) = (FormSnapshot(form), self.configuration, self.urls)
         return DataRequest(
             core: RequestCore(
                 host: self,
                 build: .immediate { _ in
-                    PreparedRequest(
-                        urlRequest: try URLRequestBuilder.request(for: form, configuration: configuration),
-                        coalesces: form.coalescesRequests && form.redirectPolicy == nil,
-                        cache: CacheUse(policy: form.cachePolicy), redirectPolicy: form.redirectPolicy)
+                    let (request, headersChecked) = try URLRequestBuilder.request(
+                        for: form, configuration: configuration, urls: urls)
+                    return PreparedRequest(
+                        urlRequest: request, coalesces: form.coalescesRequests && form.redirectPolicy == nil,
+                        cache: CacheUse(policy: form.cachePolicy), redirectPolicy: form.redirectPolicy,
+                        headersChecked: headersChecked)
                 }
             ))
     }

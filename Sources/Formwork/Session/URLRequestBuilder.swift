@@ -69,8 +69,9 @@ enum URLRequestBuilder {
             // A new URLRequest's method is already GET; the setter costs ~8,000 instructions on Linux.
             request.httpMethod = method
         }
-        request.timeoutInterval = try timeout(
-            form.idleTimeout ?? configuration.timeouts.idle, request: request)
+        let idle = try timeout(form.idleTimeout ?? configuration.timeouts.idle, request: request)
+        // Set only when it differs from a new request's 60 s: on Linux each change copies the request.
+        if idle != request.timeoutInterval { request.timeoutInterval = idle }
         var headers = configuration.headers.merging(form.headers)
         if let userAgent = configuration.userAgent, headers.value(for: "User-Agent") == nil {
             headers.update(name: "User-Agent", value: userAgent)
@@ -88,20 +89,45 @@ enum URLRequestBuilder {
     static func request(
         for form: some RequestFormable, configuration: Session.Configuration
     ) throws(NetworkError) -> URLRequest {
+        try request(for: form, configuration: configuration, urls: nil).request
+    }
+
+    /// The request for a form with parameters, encoded as the form says.
+    /// - Parameters:
+    ///   - form: The form.
+    ///   - configuration: The session's configuration.
+    ///   - urls: The session's memo of URLs its forms resolved to, if the caller keeps one.
+    /// - Returns: The request, and whether every header it carries was checked on the way (it then
+    ///   needs no ``FinalRequestCheck`` unless an adapter changes it).
+    static func request(
+        for form: some RequestFormable, configuration: Session.Configuration, urls: URLMemo?
+    ) throws(NetworkError) -> (request: URLRequest, headersChecked: Bool) {
         let (encoding, parameters) = (form.encoding, form.parameters)
         // Parameters bound for the query string go into the URL before the URLRequest is made:
         // changing a URLRequest's URL afterwards costs as much again (~12,000 instructions on
         // Linux). The form's URL, checked and encoded, gets the query as text and is parsed once
         // (each parse costs ~3,500; a query appended to a text that does not parse cannot make
-        // it parse). Any failure here takes the general path below, which reports it as before.
+        // it parse), or comes from the session's memo. Any failure here takes the general path
+        // below, which reports it as before. The request made here carries only the headers
+        // `baseRequest` checked.
         if let query = try? encoding.queryString(for: parameters, method: form.method.rawValue),
-            let text = try? URLText.encoded(text(of: form.url, baseURL: configuration.baseURL)),
-            let withQuery = URL(string: ParameterEncoding.text(text, appendingQuery: query)),
+            let withQuery = queryURL(form.url, query: query, baseURL: configuration.baseURL, urls: urls),
             let request = try? baseRequest(for: form, url: withQuery, configuration: configuration)
         {
-            return request
+            return (request, true)
         }
         let request = try baseRequest(for: form, configuration: configuration)
-        return try encoding.encode(request, with: parameters)  // a failure keeps `request`
+        return (try encoding.encode(request, with: parameters), false)  // a failure keeps `request`
+    }
+
+    /// The form's URL `text` with `query` appended, checked and parsed (or remembered in `urls`);
+    /// nil when that fails (the general path then reports why).
+    private static func queryURL(_ text: String, query: String, baseURL: String?, urls: URLMemo?) -> URL? {
+        if let urls, let url = urls.url(text: text, query: query) { return url }
+        guard let encoded = try? URLText.encoded(self.text(of: text, baseURL: baseURL)),
+            let url = URL(string: ParameterEncoding.text(encoded, appendingQuery: query))
+        else { return nil }
+        urls?.remember(url, text: text, query: query)
+        return url
     }
 }

@@ -74,4 +74,39 @@ struct URLRequestBuilderTests {
             #expect(error.kind == .invalidHeader)
         }
     }
+
+    @Test("A session's memo gives a form sent again the URL it got the first time, per URL text and query")
+    func memo() throws {
+        let (configuration, urls) = (Session.Configuration(), URLMemo())
+        let first = TestForm(url: "https://a.example/p q", parameters: ["q": "a b"])
+        let other = TestForm(url: "https://a.example/p q", parameters: ["q": "c"])
+        let once = try URLRequestBuilder.request(for: first, configuration: configuration, urls: urls)
+        let again = try URLRequestBuilder.request(for: first, configuration: configuration, urls: urls)
+        let otherQuery = try URLRequestBuilder.request(for: other, configuration: configuration, urls: urls)
+        let withoutMemo = try URLRequestBuilder.request(for: first, configuration: configuration)
+        #expect(once.request.url?.absoluteString == "https://a.example/p%20q?q=a%20b")
+        #expect(again.request.url == once.request.url)
+        #expect(withoutMemo.url == once.request.url)
+        #expect(otherQuery.request.url?.absoluteString == "https://a.example/p%20q?q=c")
+        #expect(urls.count == 2)
+        #expect(once.headersChecked && again.headersChecked)
+    }
+
+    @Test("The memo starts over once it holds its capacity")
+    func memoBound() {
+        let urls = URLMemo()
+        for index in 0..<(URLMemo.capacity + 1) {
+            urls.remember(URL(fileURLWithPath: "/\(index)"), text: "t\(index)", query: "")
+        }
+        #expect(urls.count == 1)
+        #expect(urls.url(text: "t\(URLMemo.capacity)", query: "") != nil)
+    }
+
+    @Test("A request built with a body from the form's encoding is checked again before it is sent")
+    func headersCheckedOnlyOnTheQueryPath() throws {
+        let form = TestForm(url: "https://a.example/p", method: .post, parameters: ["q": 1])
+        let built = try URLRequestBuilder.request(for: form, configuration: Session.Configuration(), urls: URLMemo())
+        #expect(!built.headersChecked)
+        #expect(built.request.httpBody != nil)
+    }
 }

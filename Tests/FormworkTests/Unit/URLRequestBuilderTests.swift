@@ -105,7 +105,8 @@ struct URLRequestBuilderTests {
     @Test("A request built with a body from the form's encoding is checked again before it is sent")
     func headersCheckedOnlyOnTheQueryPath() throws {
         let form = TestForm(url: "https://a.example/p", method: .post, parameters: ["q": 1])
-        let built = try URLRequestBuilder.request(for: form, configuration: Session.Configuration(), urls: URLMemo())
+        let built = try URLRequestBuilder.request(
+            for: form, configuration: Session.Configuration(), urls: URLMemo())
         #expect(!built.headersChecked)
         #expect(built.request.httpBody != nil)
     }

@@ -18,8 +18,8 @@ public final class Session: Sendable {
 
     /// This session's defaults.
     public let configuration: Configuration
-    /// The URLs this session's forms resolved to lately (see ``URLMemo``).
-    let urls = URLMemo()
+    /// The requests this session's forms built lately (see ``RequestMemo``).
+    let memo = RequestMemo()
     /// What the request engine reads of ``configuration`` (see ``RequestHost``).
     let settings: EngineSettings
     /// What carries the requests: ``Configuration/transport``, or a ``URLSessionTransport`` of the
@@ -190,13 +190,13 @@ public final class Session: Sendable {
     /// an async accessor (``Requestable/send(_:session:)`` does, saving the scheduled start's task).
     func makeDataRequest(_ form: some RequestFormable) -> DataRequest {
         // Read once, here on the caller's actor; only the Sendable snapshot goes into the builder.
-        let (form, configuration, urls) = (FormSnapshot(form), self.configuration, self.urls)
+        let (form, configuration, memo) = (FormSnapshot(form), self.configuration, self.memo)
         return DataRequest(
             core: RequestCore(
                 host: self,
                 build: .immediate { _ in
                     let (request, headersChecked) = try URLRequestBuilder.request(
-                        for: form, configuration: configuration, urls: urls)
+                        for: form, configuration: configuration, memo: memo)
                     return PreparedRequest(
                         urlRequest: request, coalesces: form.coalescesRequests && form.redirectPolicy == nil,
                         cache: CacheUse(policy: form.cachePolicy), redirectPolicy: form.redirectPolicy,

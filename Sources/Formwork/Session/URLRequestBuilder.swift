@@ -89,45 +89,43 @@ enum URLRequestBuilder {
     static func request(
         for form: some RequestFormable, configuration: Session.Configuration
     ) throws(NetworkError) -> URLRequest {
-        try request(for: form, configuration: configuration, urls: nil).request
+        try request(for: form, configuration: configuration, memo: nil).request
     }
 
     /// The request for a form with parameters, encoded as the form says.
     /// - Parameters:
     ///   - form: The form.
     ///   - configuration: The session's configuration.
-    ///   - urls: The session's memo of URLs its forms resolved to, if the caller keeps one.
+    ///   - memo: The session's memo of the requests its forms built, if the caller keeps one.
     /// - Returns: The request, and whether every header it carries was checked on the way (it then
     ///   needs no ``FinalRequestCheck`` unless an adapter changes it).
     static func request(
-        for form: some RequestFormable, configuration: Session.Configuration, urls: URLMemo?
+        for form: some RequestFormable, configuration: Session.Configuration, memo: RequestMemo?
     ) throws(NetworkError) -> (request: URLRequest, headersChecked: Bool) {
         let (encoding, parameters) = (form.encoding, form.parameters)
         // Parameters bound for the query string go into the URL before the URLRequest is made:
         // changing a URLRequest's URL afterwards costs as much again (~12,000 instructions on
         // Linux). The form's URL, checked and encoded, gets the query as text and is parsed once
         // (each parse costs ~3,500; a query appended to a text that does not parse cannot make
-        // it parse), or comes from the session's memo. Any failure here takes the general path
-        // below, which reports it as before. The request made here carries only the headers
-        // `baseRequest` checked.
-        if let query = try? encoding.queryString(for: parameters, method: form.method.rawValue),
-            let withQuery = queryURL(form.url, query: query, baseURL: configuration.baseURL, urls: urls),
-            let request = try? baseRequest(for: form, url: withQuery, configuration: configuration)
-        {
-            return (request, true)
+        // it parse); or the whole request comes from the session's memo. Any failure here takes
+        // the general path below, which reports it as before. The request made here carries only
+        // the headers `baseRequest` checked.
+        if let query = try? encoding.queryString(for: parameters, method: form.method.rawValue) {
+            let key = memo.map { _ in
+                RequestMemo.Key(
+                    text: form.url, query: query, method: form.method.rawValue, idleTimeout: form.idleTimeout,
+                    headers: form.headers)
+            }
+            if let memo, let key, let request = memo.request(for: key) { return (request, true) }
+            if let text = try? URLText.encoded(text(of: form.url, baseURL: configuration.baseURL)),
+                let withQuery = URL(string: ParameterEncoding.text(text, appendingQuery: query)),
+                let request = try? baseRequest(for: form, url: withQuery, configuration: configuration)
+            {
+                if let memo, let key { memo.remember(request, for: key) }
+                return (request, true)
+            }
         }
         let request = try baseRequest(for: form, configuration: configuration)
         return (try encoding.encode(request, with: parameters), false)  // a failure keeps `request`
-    }
-
-    /// The form's URL `text` with `query` appended, checked and parsed (or remembered in `urls`);
-    /// nil when that fails (the general path then reports why).
-    private static func queryURL(_ text: String, query: String, baseURL: String?, urls: URLMemo?) -> URL? {
-        if let urls, let url = urls.url(text: text, query: query) { return url }
-        guard let encoded = try? URLText.encoded(self.text(of: text, baseURL: baseURL)),
-            let url = URL(string: ParameterEncoding.text(encoded, appendingQuery: query))
-        else { return nil }
-        urls?.remember(url, text: text, query: query)
-        return url
     }
 }

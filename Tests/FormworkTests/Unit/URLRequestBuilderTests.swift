@@ -75,39 +75,77 @@ struct URLRequestBuilderTests {
         }
     }
 
-    @Test("A session's memo gives a form sent again the URL it got the first time, per URL text and query")
+    @Test("A session's memo gives a form sent again the request it got the first time, per form")
     func memo() throws {
-        let (configuration, urls) = (Session.Configuration(), URLMemo())
+        let (configuration, memo) = (Session.Configuration(), RequestMemo())
         let first = TestForm(url: "https://a.example/p q", parameters: ["q": "a b"])
-        let other = TestForm(url: "https://a.example/p q", parameters: ["q": "c"])
-        let once = try URLRequestBuilder.request(for: first, configuration: configuration, urls: urls)
-        let again = try URLRequestBuilder.request(for: first, configuration: configuration, urls: urls)
-        let otherQuery = try URLRequestBuilder.request(for: other, configuration: configuration, urls: urls)
+        let otherQuery = TestForm(url: "https://a.example/p q", parameters: ["q": "c"])
+        let otherHeaders = TestForm(
+            url: "https://a.example/p q", headers: ["X-A": "1"], parameters: ["q": "a b"])
+        let otherMethod = TestForm(url: "https://a.example/p q", method: .delete, parameters: ["q": "a b"])
+        let otherTimeout = TestForm(url: "https://a.example/p q", parameters: ["q": "a b"], idleTimeout: 3)
+        let once = try URLRequestBuilder.request(for: first, configuration: configuration, memo: memo)
+        let again = try URLRequestBuilder.request(for: first, configuration: configuration, memo: memo)
+        #expect(memo.count == 1)
         let withoutMemo = try URLRequestBuilder.request(for: first, configuration: configuration)
         #expect(once.request.url?.absoluteString == "https://a.example/p%20q?q=a%20b")
-        #expect(again.request.url == once.request.url)
-        #expect(withoutMemo.url == once.request.url)
-        #expect(otherQuery.request.url?.absoluteString == "https://a.example/p%20q?q=c")
-        #expect(urls.count == 2)
+        #expect(again.request == once.request)
+        #expect(withoutMemo == once.request)
+        #expect(again.request.allHTTPHeaderFields == withoutMemo.allHTTPHeaderFields)
         #expect(once.headersChecked && again.headersChecked)
+        // (URLRequest's own == leaves out headers and the timeout on Linux.)
+        let fields = { (request: URLRequest) in
+            "\(request.url?.absoluteString ?? "") \(request.httpMethod ?? "") "
+                + (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
+                    "\($0.key)=\($0.value)"
+                }
+                .joined(separator: ",") + " \(request.timeoutInterval)"
+        }
+        for form in [otherQuery, otherHeaders, otherMethod, otherTimeout] {
+            let built = try URLRequestBuilder.request(for: form, configuration: configuration, memo: memo)
+            let fresh = try URLRequestBuilder.request(for: form, configuration: configuration)
+            #expect(fields(built.request) == fields(fresh))
+            #expect(fields(built.request) != fields(once.request))
+        }
+        #expect(memo.count == 5)
     }
 
     @Test("The memo starts over once it holds its capacity")
-    func memoBound() {
-        let urls = URLMemo()
-        for index in 0..<(URLMemo.capacity + 1) {
-            urls.remember(URL(fileURLWithPath: "/\(index)"), text: "t\(index)", query: "")
+    func memoBound() throws {
+        let memo = RequestMemo()
+        let request = URLRequest(url: try #require(URL(string: "https://a.example")))
+        let key = { (index: Int) in
+            RequestMemo.Key(text: "t\(index)", query: "", method: "GET", idleTimeout: nil, headers: [:])
         }
-        #expect(urls.count == 1)
-        #expect(urls.url(text: "t\(URLMemo.capacity)", query: "") != nil)
+        for index in 0..<(RequestMemo.capacity + 1) {
+            memo.remember(request, for: key(index))
+        }
+        #expect(memo.count == 1)
+        #expect(memo.request(for: key(RequestMemo.capacity)) != nil)
     }
 
-    @Test("A request built with a body from the form's encoding is checked again before it is sent")
+    @Test(
+        "A request whose form's encoding sets a body is not remembered, and is checked again before it is sent"
+    )
     func headersCheckedOnlyOnTheQueryPath() throws {
         let form = TestForm(url: "https://a.example/p", method: .post, parameters: ["q": 1])
+        let memo = RequestMemo()
         let built = try URLRequestBuilder.request(
-            for: form, configuration: Session.Configuration(), urls: URLMemo())
+            for: form, configuration: Session.Configuration(), memo: memo)
         #expect(!built.headersChecked)
         #expect(built.request.httpBody != nil)
+        #expect(memo.count == 0)
+    }
+
+    @Test("A form with a bad header is refused every time, never remembered")
+    func badHeaderNotRemembered() {
+        let form = TestForm(url: "https://a.example/p", headers: ["X-Bad": "a\nb"], parameters: ["q": 1])
+        let memo = RequestMemo()
+        for _ in 0..<2 {
+            #expect(throws: NetworkError.self) {
+                try URLRequestBuilder.request(for: form, configuration: Session.Configuration(), memo: memo)
+            }
+        }
+        #expect(memo.count == 0)
     }
 }

@@ -26,12 +26,12 @@ import NIOSSL
 /// The initializer sees the leaf certificate only (`NIOSSLHandler.peerCertificate`). When the
 /// leaf has a pinned key, that settles it. Otherwise the checker reads the rest of the chain once
 /// per leaf: it opens a second TLS connection to the same address, keeps the certificates the
-/// server presents, and closes it before the handshake ends (nothing is sent on it). A
+/// server presents, and closes it before the handshake ends (no request goes out on it). A
 /// certificate of that chain counts only when the signatures link it to the leaf of the checked
 /// connection (the leaf identical, each certificate signed by the next), so a chain made up by
 /// someone on the path cannot lend the leaf a pinned key; the host's anchors count as the last
 /// link when the server does not send its root. The verdict is kept per leaf: later connections
-/// that present the same leaf cost one hash and one lookup.
+/// that present the same leaf cost one lookup.
 final class PinnedHosts: Sendable {
     /// Which client a host uses: its name, pins and anchors.
     private struct Key: Hashable {

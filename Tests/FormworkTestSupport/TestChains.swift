@@ -6,6 +6,7 @@ import Foundation
 /// - a root CA → an intermediate CA → a leaf for `127.0.0.1` and `localhost` (``leaf``), and a
 ///   second leaf on a new key from the same intermediate (``rotatedLeaf``: a key rotation);
 /// - a foreign root and a leaf it signed for the same names (``foreignLeaf``);
+/// - a leaf of the intermediate whose validity ended before it began (``expiredLeaf``);
 /// - a client certificate signed by the root, as PEM and as a PKCS #12 archive (``clientPKCS12``,
 ///   password ``clientPassword``).
 ///
@@ -34,6 +35,8 @@ public struct TestChains: Sendable {
     public let leaf: Certificate
     /// A leaf for the same names on a new key, signed by the intermediate.
     public let rotatedLeaf: Certificate
+    /// A leaf for the same names, signed by the intermediate, already expired.
+    public let expiredLeaf: Certificate
     /// A root no test trusts.
     public let foreignRoot: Certificate
     /// A leaf for the same names, signed by the foreign root.
@@ -56,6 +59,14 @@ public struct TestChains: Sendable {
         return url
     }
 
+    /// A PEM file with `certificates` in that order (what a server sends).
+    public func chainFile(_ certificates: [Certificate]) throws -> URL {
+        let url = directory.appendingPathComponent(UUID().uuidString + "-chain.pem")
+        let text = try certificates.map { try String(contentsOf: $0.pem, encoding: .utf8) }.joined()
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
     /// Makes every certificate in a new temporary folder.
     /// - Returns: The chains.
     /// - Throws: ``DemoServerError`` when `openssl` is missing or fails.
@@ -73,6 +84,7 @@ public struct TestChains: Sendable {
             "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
         _ = try await maker.issue("leaf", by: "intermediate", extensions: server)
         _ = try await maker.issue("rotated", by: "intermediate", extensions: server)
+        _ = try await maker.issue("expired", by: "intermediate", extensions: server, days: -1)
         _ = try await maker.root("foreign-root", subject: "Formwork Foreign Root")
         _ = try await maker.issue("foreign-leaf", by: "foreign-root", extensions: server)
         _ = try await maker.issue(
@@ -87,6 +99,7 @@ public struct TestChains: Sendable {
             intermediate: try await maker.certificate("intermediate"),
             leaf: try await maker.certificate("leaf"),
             rotatedLeaf: try await maker.certificate("rotated"),
+            expiredLeaf: try await maker.certificate("expired"),
             foreignRoot: try await maker.certificate("foreign-root"),
             foreignLeaf: try await maker.certificate("foreign-leaf"),
             client: try await maker.certificate("client"),
@@ -107,7 +120,10 @@ public struct TestChains: Sendable {
             return name
         }
 
-        func issue(_ name: String, by issuer: String, extensions: String) async throws -> String {
+        /// `days` -1: valid until a day before it was made (expired).
+        func issue(_ name: String, by issuer: String, extensions: String, days: Int = 2) async throws
+            -> String
+        {
             try Data(extensions.utf8).write(to: directory.appendingPathComponent("\(name).ext"))
             try await openssl(
                 ["req", "-new"] + p256 + [
@@ -115,7 +131,7 @@ public struct TestChains: Sendable {
                 ])
             try await openssl([
                 "x509", "-req", "-in", "\(name).csr", "-CA", "\(issuer).pem", "-CAkey", "\(issuer).key",
-                "-CAcreateserial", "-days", "2", "-extfile", "\(name).ext", "-out", "\(name).pem",
+                "-CAcreateserial", "-days", String(days), "-extfile", "\(name).ext", "-out", "\(name).pem",
             ])
             return name
         }

@@ -1,15 +1,18 @@
 /// The HTTPS options, `DemoServerTLS` only: `--tls-port N` starts a listener (0: the OS chooses),
 /// and the `--tls-cert` and `--tls-key` after it give its certificate chain and private key (PEM
-/// files). Repeat the three for more listeners, e.g. one per certificate.
+/// files); `--tls-client-ca` (optional) makes the listener require a client certificate signed by
+/// the CAs of that PEM file (mutual TLS). Repeat them for more listeners, e.g. one per certificate.
 extension Options {
     /// One HTTPS listener.
     struct TLSListener: Sendable, Equatable {
         var port: Int
         var certificatePath: String?
         var keyPath: String?
+        /// The CAs a client certificate must be signed by; `nil`: none is asked for.
+        var clientCertificateAuthorityPath: String? = nil
     }
 
-    /// Applies one of `--tls-port`, `--tls-cert`, `--tls-key` and its value.
+    /// Applies one of `--tls-port`, `--tls-cert`, `--tls-key`, `--tls-client-ca` and its value.
     mutating func parseTLSOption(_ option: String, value: String?) throws(UsageError) {
         guard let value, !value.isEmpty else { throw UsageError(description: "\(option) needs a value") }
         if option == "--tls-port" {
@@ -20,7 +23,9 @@ extension Options {
             return
         }
         guard !tlsListeners.isEmpty else { throw UsageError(description: "\(option) must follow --tls-port") }
-        if option == "--tls-cert" {
+        if option == "--tls-client-ca" {
+            tlsListeners[tlsListeners.count - 1].clientCertificateAuthorityPath = value
+        } else if option == "--tls-cert" {
             tlsListeners[tlsListeners.count - 1].certificatePath = value
         } else {
             tlsListeners[tlsListeners.count - 1].keyPath = value

@@ -12,7 +12,7 @@ struct Options: Sendable {
     /// The usage line of the executable `name`, with the HTTPS options if it has `tls`.
     static func usage(name: String, tls: Bool) -> String {
         let plain = "usage: \(name) [--host 127.0.0.1] [--port 0] [--exit-on-stdin-eof]"
-        return tls ? plain + " [--tls-port 0 --tls-cert PEM --tls-key PEM]..." : plain
+        return tls ? plain + " [--tls-port 0 --tls-cert PEM --tls-key PEM [--tls-client-ca PEM]]..." : plain
     }
 
     /// Why a `--tls-*` option is refused by the executable without TLS.
@@ -46,7 +46,7 @@ struct Options: Sendable {
                 options.port = port
             case "--exit-on-stdin-eof":
                 options.exitOnStdinEOF = true
-            case "--tls-port", "--tls-cert", "--tls-key":
+            case "--tls-port", "--tls-cert", "--tls-key", "--tls-client-ca":
                 guard allowsTLS else { throw UsageError(description: withoutTLS) }
                 try options.parseTLSOption(argument, value: remaining.popFirst())
             case "-h", "--help":

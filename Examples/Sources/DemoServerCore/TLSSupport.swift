@@ -7,16 +7,20 @@ public struct TLSSupport: Sendable {
     /// Adds TLS to the pipeline of one accepted connection, in front of the HTTP handlers.
     public typealias ConnectionSetup = @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void
 
-    /// Loads a certificate chain and a private key (PEM files) for one listener.
-    private let load: @Sendable (_ certificatePath: String, _ keyPath: String) throws -> ConnectionSetup
+    /// Loads a certificate chain and a private key (PEM files) for one listener, and the CAs its
+    /// clients' certificates must be signed by (a PEM file; `nil`: no client certificate asked).
+    public typealias Load =
+        @Sendable (_ certificatePath: String, _ keyPath: String, _ clientCertificateAuthorityPath: String?)
+        throws -> ConnectionSetup
+
+    /// Loads a listener's files.
+    private let load: Load
 
     /// TLS that `load` provides.
-    /// - Parameter load: Reads the certificate chain and private key at the given paths, and
-    ///   returns the setup of each connection of the listener that uses them; throws if they
-    ///   cannot be used.
-    public init(
-        load: @escaping @Sendable (_ certificatePath: String, _ keyPath: String) throws -> ConnectionSetup
-    ) {
+    /// - Parameter load: Reads the certificate chain, private key and client CAs at the given
+    ///   paths, and returns the setup of each connection of the listener that uses them; throws if
+    ///   they cannot be used.
+    public init(load: @escaping Load) {
         self.load = load
     }
 
@@ -26,7 +30,7 @@ public struct TLSSupport: Sendable {
             throw Options.UsageError(description: "a TLS listener needs --tls-cert and --tls-key")
         }
         do {
-            return try load(certificatePath, keyPath)
+            return try load(certificatePath, keyPath, listener.clientCertificateAuthorityPath)
         } catch {
             throw Options.UsageError(
                 description:

@@ -49,6 +49,8 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         var hop: (request: URLRequest, body: TransportRequest.Body, expected: Int64?)?
         /// What the current hop's head led to.
         var mode = HopMode.deliver
+        /// The pinned host the current hop goes to, if its host has pins.
+        var pinned: PinnedHost?
         var redirects = 0
         var authenticationAnswers = 0
         var proxyAuthenticationAnswers = 0
@@ -69,10 +71,16 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
 
     /// The transport's loop chooser.
     let loops: LoopChooser
+    /// The transport's clients of pinned hosts.
+    let pinnedHosts: PinnedHosts
 
-    init(client: HTTPClient, loops: LoopChooser, request: TransportRequest, events: any TransportEvents) {
+    init(
+        client: HTTPClient, loops: LoopChooser, pinnedHosts: PinnedHosts, request: TransportRequest,
+        events: any TransportEvents
+    ) {
         self.client = client
         self.loops = loops
+        self.pinnedHosts = pinnedHosts
         self.request = request
         self.events = events
         self.delivery = request.bodyMayBlock ? DispatchQueue(label: "formwork.asynchttpclient.delivery") : nil
@@ -139,16 +147,17 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             return complete(error)
         }
         let hop: HTTPClient.Request
+        var route: (tls: TLSConfiguration?, pinned: PinnedHost?) = (nil, nil)
         do {
             guard let url = urlRequest.url else { throw URLError(.badURL) }
             var headers = NIOHTTP1.HTTPHeaders()
             for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] where !Self.isFraming(name) {
                 headers.add(name: name, value: value)
             }
+            if let trust = request.trust { route = try trustRoute(for: url, trust: trust) }
             hop = try HTTPClient.Request(
                 url: url, method: NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
-                headers: headers, body: made.body,
-                tlsConfiguration: try request.trust.flatMap { try trustConfiguration(for: url, trust: $0) })
+                headers: headers, body: made.body, tlsConfiguration: route.tls)
         } catch {
             return complete(AsyncHTTPClientTransport.urlError(for: error))
         }
@@ -156,8 +165,10 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             state.mode = .deliver
             state.sentBytes = 0
             state.hop = (urlRequest, body, made.expected)
+            state.pinned = route.pinned
         }
         let loop = loops.take()
+        let client = route.pinned?.client ?? client
         let task = client.execute(request: hop, delegate: self, eventLoop: .delegate(on: loop), deadline: nil)
         // The hop's end, whichever way it ends (also a request the client refused at once, which
         // never reaches the delegate): the loop goes back first.
@@ -175,23 +186,31 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         if cancelled { task.eventLoop.execute { task.cancel() } }
     }
 
-    /// The TLS configuration of a hop to a host the session's trust policy has rules for: its
-    /// anchors (instead of the system's roots) and its client certificate, on AsyncHTTPClient's
-    /// default client configuration (`TLSConfiguration.makeClientConfiguration()`: the client's own
-    /// TLS configuration cannot be read); `nil` for a host without rules (the client's
-    /// configuration, at no cost).
-    /// Pins are refused before sending (a ``NetworkError`` thrown, the hop not sent):
-    /// AsyncHTTPClient gives the transport no access to the chain a server presents.
-    private func trustConfiguration(for url: URL, trust: TrustEvaluator) throws -> TLSConfiguration? {
-        guard url.scheme?.lowercased() == "https", let host = url.host else { return nil }
-        if let refusal = trust.refusal(
+    /// How a hop to a host the session's trust policy has rules for goes out: the TLS
+    /// configuration with its anchors (instead of the system's roots) and its client certificate,
+    /// on AsyncHTTPClient's default client configuration (`TLSConfiguration.makeClientConfiguration()`:
+    /// the client's own TLS configuration cannot be read), `nil` for a host without anchors or
+    /// identity (the client's configuration, at no cost); and, for a host with pins that are not
+    /// expired, the pinned host whose client checks every new connection before a request goes
+    /// out on it (see ``PinnedHosts``). An expired pin set is reported and not enforced.
+    private func trustRoute(for url: URL, trust: TrustEvaluator) throws -> (
+        tls: TLSConfiguration?, pinned: PinnedHost?
+    ) {
+        guard url.scheme?.lowercased() == "https", let host = url.host else { return (nil, nil) }
+        let rules = trust.rules(forHost: host)
+        guard !rules.isEmpty else { return (nil, nil) }
+        var pinned: PinnedHost?
+        if let pinSet = rules.pinSet, pinSet.expires.map({ Date() < $0 }) ?? true {
+            pinned = pinnedHosts.host(for: rules, pinSet: pinSet)
+        } else if let refusal = trust.refusal(
             forHostWithoutEvaluation: host, transportName: "the AsyncHTTPClient transport",
             appliesAnchorsAndIdentity: true)
         {
+            // Not reached (an expired set is only reported), unless a rule is added that this
+            // transport does not apply: refuse rather than send.
             throw refusal
         }
-        let rules = trust.rules(forHost: host)
-        guard rules.anchors != nil || rules.clientIdentity != nil else { return nil }
+        guard rules.anchors != nil || rules.clientIdentity != nil else { return (nil, pinned) }
         var tls = TLSConfiguration.makeClientConfiguration()
         do {
             if let anchors = rules.anchors {
@@ -212,7 +231,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
                     "The trust anchors or client identity for \(rules.host) cannot be used: \(error).",
                 details: .init(reason: .invalidCertificate, host: rules.host), underlyingError: error)
         }
-        return tls
+        return (tls, pinned)
     }
 
     /// The body of one hop, and its length if known. A stream's factory is called here, so each
@@ -285,6 +304,11 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         guard let hop = state.withLockedValue({ $0.hop }), let url = hop.request.url else {
             state.withLockedValue { $0.failure = URLError(.badServerResponse) }
             return .stop
+        }
+        if let pinned = state.withLockedValue({ $0.pinned }), pinned.pinSet.mode == .reportOnly {
+            // The connection passed whatever its chain (the set only reports): each request to the
+            // host reports a mismatch, with the chain of the host's latest connection.
+            _ = request.trust?.evaluate(host: pinned.host, certificateChain: pinned.checker.latestChain)
         }
         let parts = Self.head(of: head, url: url)
         if let next = redirect(head, parts: parts, of: (hop.request, hop.body)) { return next }

@@ -36,7 +36,11 @@ import NIOSSL
 ///   batch is gathered into the next (up to 512 KiB, then reading pauses until it is taken), so a
 ///   download is written in large writes with one hand-over per batch;
 /// - request bodies from files and streams are read in 64 KiB chunks (constant memory), on a
-///   queue of their own.
+///   queue of their own;
+/// - a session's ``TrustPolicy`` is enforced: a host's anchors and client certificate go into the
+///   hop's TLS configuration, and a host with pins goes out on a client of the transport's own
+///   whose every new connection is checked against them before a request is sent on it (see
+///   ``PinnedHosts``).
 ///
 /// Not handled: cookies (`URLSession`'s `HTTPCookieStorage` has no equivalent here; set `Cookie`
 /// headers with a request adapter) and automatic decompression (no `Accept-Encoding` is added and
@@ -78,6 +82,8 @@ public final class AsyncHTTPClientTransport: Transport {
     public let client: HTTPClient
     /// The loop each hop's delegate runs on (see ``LoopChooser``).
     let loops: LoopChooser
+    /// The clients of hosts with pins (see ``PinnedHosts``): none until a request to one.
+    let pinnedHosts: PinnedHosts
 
     /// Creates a transport.
     ///
@@ -88,6 +94,7 @@ public final class AsyncHTTPClientTransport: Transport {
     public init(client: HTTPClient = AsyncHTTPClientTransport.sharedClient) {
         self.client = client
         self.loops = LoopChooser(group: client.eventLoopGroup)
+        self.pinnedHosts = PinnedHosts(group: client.eventLoopGroup)
     }
 
     /// Makes the task of one exchange: no I/O and no event until it is resumed.
@@ -96,7 +103,8 @@ public final class AsyncHTTPClientTransport: Transport {
     ///   - events: Where the exchange's events go.
     /// - Returns: The task, not started.
     public func makeTask(for request: TransportRequest, events: any TransportEvents) -> any TransportTask {
-        AsyncHTTPClientTransportTask(client: client, loops: loops, request: request, events: events)
+        AsyncHTTPClientTransportTask(
+            client: client, loops: loops, pinnedHosts: pinnedHosts, request: request, events: events)
     }
 
     /// The most redirects one exchange follows before it fails with `.httpTooManyRedirects`.

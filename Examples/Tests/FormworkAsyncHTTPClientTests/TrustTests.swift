@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Formwork
 import FormworkTestSupport
 import Foundation
-import NIOConcurrencyHelpers
 import Testing
 
 @testable import FormworkAsyncHTTPClient
@@ -13,8 +12,8 @@ import Testing
 
 /// A session's ``TrustPolicy`` over the AsyncHTTPClient transport, against the demo server's TLS
 /// listeners (certificates made at test time; the transport's shared client trusts only the
-/// system's roots): trust anchors apply to their hosts only, and pins, which AsyncHTTPClient gives
-/// the transport no way to check, fail before a byte is sent.
+/// system's roots): trust anchors apply to their hosts only, and a client identity that cannot be
+/// opened fails before a byte is sent. Pins: ``PinningTests``.
 @Suite("AsyncHTTPClient transport: trust policies", .timeLimit(.minutes(5)))
 struct TrustTransportTests {
     struct Client: Requestable {}
@@ -27,15 +26,7 @@ struct TrustTransportTests {
         var url: String
     }
 
-    /// Collects reports from a policy's handler.
-    final class Reports: Sendable {
-        private let box = NIOLockedValueBox<[TrustReport]>([])
-        var all: [TrustReport] { box.withLockedValue { $0 } }
-        func add(_ report: TrustReport) { box.withLockedValue { $0.append(report) } }
-    }
-
     let client = Client()
-    let pins = [Data(repeating: 1, count: 32), Data(repeating: 2, count: 32)].map { $0.base64EncodedString() }
 
     private func hits(_ id: String, _ server: TLSDemoServer) async throws -> Int {
         let session = Session { $0.transport = AsyncHTTPClientTransport() }
@@ -66,52 +57,6 @@ struct TrustTransportTests {
         let refused = await client.request(Form(url: other), session: session).response()
         #expect(refused.error?.kind == .transport)
         #expect(refused.error?.urlErrorCode == .serverCertificateUntrusted)
-    }
-
-    @Test("Pins fail before a byte is sent, with an error that names the host and what can enforce them")
-    func pinsRefusedBeforeSending() async throws {
-        let server = try await DemoServer.tls()
-        let id = "trust-\(UUID().uuidString)"
-        let policy = TrustPolicy(
-            pinSets: [try PinSet(hosts: ["127.0.0.1"], pins: pins)],
-            anchors: [try anchors(server, hosts: ["127.0.0.1"])])
-        let session = Session {
-            $0.transport = AsyncHTTPClientTransport()
-            $0.trust = policy
-        }
-        let response = await client.request(
-            Form(url: server.url("/cache/resource?id=\(id)&cc=no-store")), session: session
-        )
-        .retry(RetryPolicy(baseDelay: 0.01))
-        .response()
-        let error = try #require(response.error)
-        #expect(error.kind == .serverTrust)
-        #expect(error.reason == .trustNotEnforceable)
-        #expect(error.host == "127.0.0.1")
-        #expect(try await hits(id, server) == 0)
-    }
-
-    @Test("A report-only pin set is sent (through the host's anchors) and reported as not evaluated")
-    func reportOnlySent() async throws {
-        let server = try await DemoServer.tls()
-        let id = "trust-\(UUID().uuidString)"
-        let reports = Reports()
-        let policy = TrustPolicy(
-            pinSets: [try PinSet(hosts: ["127.0.0.1"], pins: pins, mode: .reportOnly)],
-            anchors: [try anchors(server, hosts: ["127.0.0.1"])],
-            reportHandler: { reports.add($0) })
-        let session = Session {
-            $0.transport = AsyncHTTPClientTransport()
-            $0.trust = policy
-        }
-        let response = await client.request(
-            Form(url: server.url("/cache/resource?id=\(id)&cc=no-store")), session: session
-        )
-        .response()
-        #expect(response.error == nil)
-        #expect(try await hits(id, server) == 1)
-        #expect(reports.all.map(\.outcome) == [.notEvaluated])
-        #expect(reports.all.first?.expectedPins == pins.sorted())
     }
 
     @Test("A client identity that cannot be opened fails the request with a clear error, not sent")

@@ -115,9 +115,10 @@ public final class TrustEvaluator: Sendable {
         if !needs.isEmpty {
             let alternative =
                 appliesAnchorsAndIdentity
-                ? "URLSession on Apple platforms enforces pins"
-                : "URLSession on Apple platforms enforces all of them; the AsyncHTTPClient transport of "
-                    + "Formwork's examples applies trust anchors and client certificates"
+                ? "URLSession on Apple platforms and the AsyncHTTPClient transport of Formwork's examples "
+                    + "enforce pins"
+                : "URLSession on Apple platforms and the AsyncHTTPClient transport of Formwork's examples "
+                    + "enforce all of them"
             return NetworkError(
                 .serverTrust,
                 failureReason:

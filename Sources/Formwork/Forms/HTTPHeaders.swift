@@ -57,7 +57,7 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidHeader`` naming the header
     ///   (``NetworkError/headerName``), the rule it broke (``NetworkError/reason``) and the first
     ///   offending character (``NetworkError/invalidCharacter``); never its value.
-    public func validate() throws(NetworkError) {
+    func validate() throws(NetworkError) {
         guard !name.isEmpty else {
             throw .invalidHeader(name: name, reason: .emptyHeaderName)
         }
@@ -216,7 +216,7 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
     /// These headers updated with `other`'s: on a name clash (any case) `other` wins, in place.
     /// - Parameter other: The headers that take precedence.
     /// - Returns: The merged headers.
-    public func merging(_ other: HTTPHeaders) -> HTTPHeaders {
+    func merging(_ other: HTTPHeaders) -> HTTPHeaders {
         var merged = self
         for header in other { merged.update(header) }
         return merged
@@ -225,7 +225,7 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
     /// Checks every header with ``HTTPHeader/validate()``.
     /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidHeader`` for the first
     ///   invalid header.
-    public func validate() throws(NetworkError) {
+    func validate() throws(NetworkError) {
         for header in headers { try header.validate() }
     }
 
@@ -234,7 +234,7 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
     /// - Returns: The validated, trimmed headers.
     /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidHeader`` for the first
     ///   invalid header.
-    public func validated() throws(NetworkError) -> HTTPHeaders {
+    func validated() throws(NetworkError) -> HTTPHeaders {
         try validate()
         var copy = self
         copy.headers = headers.map { HTTPHeader(name: $0.name, value: $0.value.trimmingOWS()) }

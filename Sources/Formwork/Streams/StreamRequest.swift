@@ -42,13 +42,13 @@ public final class StreamRequest: Request, @unchecked Sendable {  // adds a Send
     /// being read. One item larger than this fails the stream with
     /// ``NetworkError/Kind/streamBufferOverflow``; a reader that falls this far behind meets
     /// ``bufferPolicy``.
-    public var bufferLimit: Int { sink.buffer.limit }
+    var bufferLimit: Int { sink.buffer.limit }
 
     /// What happens when the reader falls ``bufferLimit`` bytes behind (see ``StreamBufferPolicy``).
-    public var bufferPolicy: StreamBufferPolicy { sink.buffer.policy }
+    var bufferPolicy: StreamBufferPolicy { sink.buffer.policy }
 
     /// How the event stream reconnects (see ``events()``).
-    public var reconnection: StreamReconnection { sink.reconnection }
+    var reconnection: StreamReconnection { sink.reconnection }
 
     /// Reads the body as server-sent events (`text/event-stream`), parsed as the WHATWG HTML
     /// standard says.

@@ -243,7 +243,7 @@ struct DocSnippetOfflineOutboxTests {
         await outbox.close()
         await composer.send("Too late", on: 7)
         #expect(composer.alert.presentedMessages.count == 1)
-        #expect(composer.alert.presentedMessages.first?.hasPrefix(MessageCatalog().outboxFailed) == true)
+        #expect(composer.alert.presentedMessages.first?.hasPrefix(MessageCatalog()[.outboxFailed]) == true)
     }
 
     @Test("Setting it up: one outbox per directory, the article's options; a new one sends what was left")

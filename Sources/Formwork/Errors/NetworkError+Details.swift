@@ -256,16 +256,15 @@ extension NetworkError {
     public var headerName: String? { details.headerName }
 
     /// The first character that broke a header's rules, for a ``Kind/invalidHeader`` error
-    /// (``Reason/invalidHeaderNameCharacter`` or ``Reason/invalidHeaderValueCharacter``).
+    /// (reason `invalidHeaderNameCharacter` or `invalidHeaderValueCharacter`).
     public var invalidCharacter: Unicode.Scalar? { details.invalidCharacter }
 
     /// The key path of the parameter that could not be encoded, e.g. `user[tags][0]`, for a
-    /// ``Kind/parameterEncodingFailed`` error (``Reason/unsupportedValue`` or
-    /// ``Reason/invalidValue``).
+    /// ``Kind/parameterEncodingFailed`` error (reason `unsupportedValue` or `invalidValue`).
     public var parameterKeyPath: String? { details.parameterKeyPath }
 
-    /// The type of a parameter value that is not supported, e.g. `Data`
-    /// (``Reason/unsupportedValue``).
+    /// The type of a parameter value that is not supported, e.g. `Data` (reason
+    /// `unsupportedValue`).
     public var valueType: String? { details.valueType }
 
     /// The file involved in a file, multipart or outbox failure: the file to upload, a multipart

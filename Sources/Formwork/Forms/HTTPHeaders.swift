@@ -209,7 +209,7 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
     }
 
     /// The headers as a dictionary, keyed by each header's stored spelling.
-    public var dictionary: [String: String] {
+    var dictionary: [String: String] {
         Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 

@@ -31,7 +31,7 @@ import Foundation
 /// n bytes: about 2⁻⁸⁸ for a terabyte.
 public struct MultipartFormData: Sendable {
     /// The boundary between parts (without the leading `--`).
-    public private(set) var boundary: String
+    private(set) var boundary: String
     /// The parts in the order appended.
     private(set) var parts: [Part] = []
     /// `true` when the caller chose the boundary: it is then never replaced.

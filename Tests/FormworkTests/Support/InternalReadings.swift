@@ -1,5 +1,9 @@
-@testable import Formwork
 import Foundation
+
+@testable import Formwork
+
+// What the docs tests (which see only the public API) need from inside Formwork: values only
+// Formwork makes, and settings it keeps without showing them.
 
 /// Resume data as a download cut off after `bytesReceived` bytes leaves it (Formwork makes resume
 /// data; its initialiser is not public). A whole second for the date: it is stored as seconds since
@@ -10,4 +14,9 @@ func partialDownload(
     ResumeData(
         url: url, partialFileURL: partialFileURL, bytesReceived: bytesReceived, totalBytes: totalBytes,
         validator: .entityTag(entityTag), createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+}
+
+/// The directory and options an outbox was opened with.
+func openedWith(_ outbox: Outbox) -> (directory: URL, options: Outbox.Options) {
+    (outbox.directory, outbox.options)
 }

@@ -132,7 +132,7 @@ public final class HTTPCache: Sendable {
     }
 
     /// The bytes held in memory now.
-    public var memoryUsage: Int { state.withLock { $0.memoryOrder.totalSize } }
+    var memoryUsage: Int { state.withLock { $0.memoryOrder.totalSize } }
 
     /// The bytes held on disk, once written (writes reach the disk in the background).
     public var diskUsage: Int { state.withLock { $0.diskOrder.totalSize } }

@@ -11,7 +11,8 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// The field value, e.g. `"application/json"`.
     public let value: String
 
-    /// Creates a header. Nothing is checked here: `validate()` runs before a request is sent.
+    /// Creates a header. Nothing is checked here: Formwork checks every header before a request
+    /// is sent.
     /// - Parameters:
     ///   - name: The field name; compared case-insensitively.
     ///   - value: The field value.

@@ -77,8 +77,8 @@ public struct ResumeData: Codable, Sendable, Equatable {
         bytesReceived > 0 && validator != nil
     }
 
-    /// The value as JSON (stable keys, and a format version that later releases can read), to store
-    /// until the app resumes.
+    /// The value as JSON, to store until the app resumes: stable keys, and a format version, so
+    /// that a Formwork that does not know the version rejects it rather than misreading it.
     /// - Returns: UTF-8 JSON.
     /// - Throws: An `EncodingError` (not expected for values Formwork creates).
     public func encoded() throws -> Data {

@@ -17,8 +17,8 @@ import Foundation
 /// parses the content type as it makes it), and most requests that decode a value never read it.
 ///
 /// A transport that holds an `HTTPURLResponse` already (as ``URLSessionTransport`` does) wraps it
-/// with ``init(_:)``: the head keeps it, reads the status and fields from it, and Formwork hands
-/// that very response on.
+/// with ``init(_:)``: the head keeps it, reads the status and fields from it, and
+/// ``httpURLResponse()`` returns it as it is.
 public struct TransportResponseHead: Sendable {
     /// The URL the response answers (after any redirects the transport followed).
     public var url: URL {
@@ -72,7 +72,7 @@ public struct TransportResponseHead: Sendable {
     }
 
     /// Creates the head of a response the transport holds already. The head keeps `response`:
-    /// Formwork hands it on as it is, and the status and fields are read from it,
+    /// ``httpURLResponse()`` returns it as it is, and the status and fields are read from it,
     /// nothing is copied (changing a property of the head lets go of it).
     /// - Parameter response: The response.
     public init(_ response: HTTPURLResponse) {
@@ -119,7 +119,7 @@ public struct TransportResponseHead: Sendable {
 
     /// The fields as Formwork keeps them: a field that repeats (in any letter case) becomes one,
     /// under the spelling seen first, with its values joined by `", "` (as in
-    /// `httpURLResponse()`).
+    /// ``httpURLResponse()``).
     var joinedHeaders: HTTPHeaders {
         guard case .list(let list) = fields else { return response.map(HTTPHeaders.init(response:)) ?? [:] }
         var headers = HTTPHeaders()
@@ -133,7 +133,7 @@ public struct TransportResponseHead: Sendable {
     /// repeats (in any letter case) becomes one field, under the spelling seen first, with its
     /// values joined by `", "`.
     /// - Returns: The response, or nil if Foundation refuses to make one.
-    func httpURLResponse() -> HTTPURLResponse? {
+    public func httpURLResponse() -> HTTPURLResponse? {
         guard case .list(let list) = fields else { return response }
         var fields: [String: String] = [:]
         fields.reserveCapacity(list.count)

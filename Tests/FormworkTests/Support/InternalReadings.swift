@@ -20,3 +20,8 @@ func partialDownload(
 func openedWith(_ outbox: Outbox) -> (directory: URL, options: Outbox.Options) {
     (outbox.directory, outbox.options)
 }
+
+/// The bytes an HTTP cache holds in memory now.
+func bytesInMemory(of cache: HTTPCache) -> Int {
+    cache.memoryUsage
+}

@@ -82,7 +82,7 @@ final class PendingSpans: Sendable {
 /// Writes trace context fields into a request's headers, and remembers what it wrote.
 struct HeaderInjector: Injector {
     func inject(_ value: String, forKey key: String, into carrier: inout HeaderCarrier) {
-        carrier.request.setValue(value, forHTTPHeaderField: key)
+        carrier.request.headers[key] = value
         carrier.written.append((name: key, value: value))
     }
 }
@@ -101,9 +101,9 @@ struct TraceContextAdapter: RequestAdapter {
 
     func adapt(_ request: OutgoingRequest) async throws -> OutgoingRequest {
         var request = request
-        let template = request.value(forHTTPHeaderField: OpenTelemetryObservation.urlTemplateField)
+        let template = request.headers[OpenTelemetryObservation.urlTemplateField]
         if template != nil {
-            request.setValue(nil, forHTTPHeaderField: OpenTelemetryObservation.urlTemplateField)
+            request.headers[OpenTelemetryObservation.urlTemplateField] = nil
         }
         let parent = InstrumentationContext.current ?? .topLevel
         let method = HTTPMethodName(request.httpMethod)

@@ -42,7 +42,7 @@ private struct RealmAuthenticator: Authenticator {
     var failsRefresh = false
 
     func apply(_ credential: RealmToken, to request: inout OutgoingRequest) {
-        request.setValue("Bearer \(credential.value)", forHTTPHeaderField: "Authorization")
+        request.headers["Authorization"] = "Bearer \(credential.value)"
     }
 
     func refresh(_ credential: RealmToken) async throws -> RealmToken {

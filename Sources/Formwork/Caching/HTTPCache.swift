@@ -24,11 +24,11 @@ public final class HTTPCache: Sendable {
     static let temporaryExtension = ".fwtmp"
 
     /// The directory of the disk tier, or `nil` for a memory-only cache.
-    public let directory: URL?
+    let directory: URL?
     /// The most bytes the memory tier holds.
-    public let memoryCapacity: Int
+    let memoryCapacity: Int
     /// The most bytes the disk tier holds (0 without a directory).
-    public let diskCapacity: Int
+    let diskCapacity: Int
 
     struct State {
         var memory: [String: StoredEntry] = [:]
@@ -132,7 +132,7 @@ public final class HTTPCache: Sendable {
     }
 
     /// The bytes held in memory now.
-    public var memoryUsage: Int { state.withLock { $0.memoryOrder.totalSize } }
+    var memoryUsage: Int { state.withLock { $0.memoryOrder.totalSize } }
 
     /// The bytes held on disk, once written (writes reach the disk in the background).
     public var diskUsage: Int { state.withLock { $0.diskOrder.totalSize } }

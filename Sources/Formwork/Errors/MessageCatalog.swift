@@ -7,55 +7,122 @@ import Foundation
 ///
 /// ```swift
 /// var words = MessageCatalog.english
-/// words.timedOut = "请求超时"
-/// words.offline = "网络连接已断开"
+/// words[.timedOut] = "请求超时"
+/// words[.offline] = "网络连接已断开"
 /// MessageCatalog.current = words
 /// ```
 public struct MessageCatalog: Sendable, Equatable {
-    /// The request timed out (URLError -1001).
-    public var timedOut = "The request timed out."
-    /// The device is offline (URLError -1009 and friends).
-    public var offline = "You appear to be offline."
-    /// The server could not be reached (cannot connect -1004, cannot find host -1003, DNS).
-    public var cannotConnect = "Could not connect to the server."
-    /// The connection dropped while the request was running (-1005: a reset, a body cut short, a
-    /// connection closed before any response; Linux's -1 and -1011 for these become -1005).
-    public var connectionLost = "The network connection was lost."
-    /// TLS failed or the server's certificate was not trusted.
-    public var secureConnectionFailed = "A secure connection to the server could not be made."
-    /// Any other network failure.
-    public var networkFailure = "A network error occurred."
-    /// HTTP 400.
-    public var badRequest = "The request was not accepted by the server."
-    /// HTTP 401.
-    public var unauthorized = "Please sign in again."
-    /// HTTP 403.
-    public var forbidden = "You do not have permission to do this."
-    /// HTTP 404.
-    public var notFound = "The requested item was not found."
-    /// HTTP 408 and 429.
-    public var tooManyRequests = "The server is busy. Please try again later."
-    /// Any other 4xx.
-    public var clientError = "The request could not be completed."
-    /// Any 5xx.
-    public var serverError = "The server had a problem. Please try again later."
-    /// Any other unexpected status.
-    public var unexpectedStatus = "The server sent an unexpected response."
-    /// The response arrived but could not be read (bad JSON, missing key path, wrong type, empty).
-    public var unreadableResponse = "The response could not be read."
-    /// The request was malformed and never sent (invalid URL, header, parameters or multipart body).
-    public var invalidRequest = "The request could not be made."
-    /// A file could not be read or saved (a file to upload, a multipart file part, a download).
-    public var fileOperationFailed = "The file could not be read or saved."
-    /// The request was cancelled.
-    public var cancelled = "The request was cancelled."
-    /// The outbox could not take or keep a request (its directory is in use or unusable, it is
-    /// full or closed); a request that expired in the outbox gets ``outboxExpired``.
-    public var outboxFailed = "The request could not be saved to send later."
-    /// A request waited in the outbox past its expiry and was not sent.
-    public var outboxExpired = "The request expired before it could be sent."
-    /// A business error arrived without a message of its own.
-    public var businessFailure = "The operation failed."
+    /// A class of failure that has its own sentence; read or replace its words with
+    /// ``MessageCatalog/subscript(_:)``.
+    public enum Message: String, Sendable, Hashable, CaseIterable {
+        /// The request timed out (URLError -1001).
+        case timedOut
+        /// The device is offline (URLError -1009 and friends).
+        case offline
+        /// The server could not be reached (cannot connect -1004, cannot find host -1003, DNS).
+        case cannotConnect
+        /// The connection dropped while the request was running (-1005: a reset, a body cut short, a
+        /// connection closed before any response; Linux's -1 and -1011 for these become -1005).
+        case connectionLost
+        /// TLS failed or the server's certificate was not trusted.
+        case secureConnectionFailed
+        /// Any other network failure.
+        case networkFailure
+        /// HTTP 400.
+        case badRequest
+        /// HTTP 401.
+        case unauthorized
+        /// HTTP 403.
+        case forbidden
+        /// HTTP 404.
+        case notFound
+        /// HTTP 408 and 429.
+        case tooManyRequests
+        /// Any other 4xx.
+        case clientError
+        /// Any 5xx.
+        case serverError
+        /// Any other unexpected status.
+        case unexpectedStatus
+        /// The response arrived but could not be read (bad JSON, missing key path, wrong type, empty).
+        case unreadableResponse
+        /// The request was malformed and never sent (invalid URL, header, parameters or multipart body).
+        case invalidRequest
+        /// A file could not be read or saved (a file to upload, a multipart file part, a download).
+        case fileOperationFailed
+        /// The request was cancelled.
+        case cancelled
+        /// The outbox could not take or keep a request (its directory is in use or unusable, it is
+        /// full or closed); a request that expired in the outbox gets ``outboxExpired``.
+        case outboxFailed
+        /// A request waited in the outbox past its expiry and was not sent.
+        case outboxExpired
+        /// A business error arrived without a message of its own.
+        case businessFailure
+    }
+
+    /// The sentence for a class of failure; set it to replace the words.
+    ///
+    /// ```swift
+    /// var words = MessageCatalog.english
+    /// words[.timedOut] = "请求超时"
+    /// ```
+    /// - Parameter message: The class of failure.
+    public subscript(_ message: Message) -> String {
+        get { self[keyPath: Self.words(of: message)] }
+        set { self[keyPath: Self.words(of: message)] = newValue }
+    }
+
+    /// Where each message's words are kept.
+    private static func words(of message: Message) -> WritableKeyPath<MessageCatalog, String> {
+        switch message {
+        case .timedOut: \.timedOut
+        case .offline: \.offline
+        case .cannotConnect: \.cannotConnect
+        case .connectionLost: \.connectionLost
+        case .secureConnectionFailed: \.secureConnectionFailed
+        case .networkFailure: \.networkFailure
+        case .badRequest: \.badRequest
+        case .unauthorized: \.unauthorized
+        case .forbidden: \.forbidden
+        case .notFound: \.notFound
+        case .tooManyRequests: \.tooManyRequests
+        case .clientError: \.clientError
+        case .serverError: \.serverError
+        case .unexpectedStatus: \.unexpectedStatus
+        case .unreadableResponse: \.unreadableResponse
+        case .invalidRequest: \.invalidRequest
+        case .fileOperationFailed: \.fileOperationFailed
+        case .cancelled: \.cancelled
+        case .outboxFailed: \.outboxFailed
+        case .outboxExpired: \.outboxExpired
+        case .businessFailure: \.businessFailure
+        }
+    }
+
+    // The words, one per `Message` (tests read them by name).
+    var timedOut = "The request timed out."
+    var offline = "You appear to be offline."
+    var cannotConnect = "Could not connect to the server."
+    var connectionLost = "The network connection was lost."
+    var secureConnectionFailed = "A secure connection to the server could not be made."
+    var networkFailure = "A network error occurred."
+    var badRequest = "The request was not accepted by the server."
+    var unauthorized = "Please sign in again."
+    var forbidden = "You do not have permission to do this."
+    var notFound = "The requested item was not found."
+    var tooManyRequests = "The server is busy. Please try again later."
+    var clientError = "The request could not be completed."
+    var serverError = "The server had a problem. Please try again later."
+    var unexpectedStatus = "The server sent an unexpected response."
+    var unreadableResponse = "The response could not be read."
+    var invalidRequest = "The request could not be made."
+    var fileOperationFailed = "The file could not be read or saved."
+    var cancelled = "The request was cancelled."
+    var outboxFailed = "The request could not be saved to send later."
+    var outboxExpired = "The request expired before it could be sent."
+    var businessFailure = "The operation failed."
+
     /// When `true`, messages end with the failure's code, e.g. "The request timed out. (-1001)".
     /// Defaults to `true` in DEBUG builds of Formwork and `false` otherwise.
     public var showsCodes: Bool = MessageCatalog.isDebugBuild

@@ -5,7 +5,12 @@ extension NetworkError {
     /// a header broke, why a parameter could not be encoded, what was wrong with a multipart file.
     ///
     /// An extensible set of values like ``Kind``: compare with `==`, or `switch` with a `default`.
-    /// Each value names the kind it comes with.
+    /// Each value names the kind it comes with. The reasons named here are those an app acts on
+    /// (a file the user picked is gone, the outbox is full, a pin did not match...). A request
+    /// that could not be made because of the app's own code (a header, parameter or multipart body
+    /// that breaks a rule, a file URL that is not a readable file) has a reason too, to read rather
+    /// than to branch on: its ``name`` (e.g. `"invalidHeaderValueCharacter"`) and the error's
+    /// ``NetworkError/failureReason`` say which rule was broken.
     ///
     /// ```swift
     /// if error.kind == .fileOperationFailed, error.reason == .fileNotFound {
@@ -26,64 +31,64 @@ extension NetworkError {
         // MARK: Headers (kind `invalidHeader`)
 
         /// ``Kind/invalidHeader``: the header's name is the empty string.
-        public static let emptyHeaderName = Reason("emptyHeaderName")
+        static let emptyHeaderName = Reason("emptyHeaderName")
         /// ``Kind/invalidHeader``: the name holds a character that is not allowed in an RFC 9110
         /// token (CR, LF, NUL, a space, a colon, a non-ASCII letter...); see
         /// ``NetworkError/invalidCharacter``.
-        public static let invalidHeaderNameCharacter = Reason("invalidHeaderNameCharacter")
+        static let invalidHeaderNameCharacter = Reason("invalidHeaderNameCharacter")
         /// ``Kind/invalidHeader``: the value holds CR, LF, NUL or another control character (a tab
         /// is allowed); see ``NetworkError/invalidCharacter``.
-        public static let invalidHeaderValueCharacter = Reason("invalidHeaderValueCharacter")
+        static let invalidHeaderValueCharacter = Reason("invalidHeaderValueCharacter")
 
         // MARK: Parameters (kind `parameterEncodingFailed`)
 
         /// ``Kind/parameterEncodingFailed``: a parameter's type is not supported (see
         /// ``Parameters``); see ``NetworkError/parameterKeyPath`` and ``NetworkError/valueType``.
-        public static let unsupportedValue = Reason("unsupportedValue")
+        static let unsupportedValue = Reason("unsupportedValue")
         /// ``Kind/parameterEncodingFailed``: a supported type with a value that cannot be sent, such
         /// as NaN or infinity in JSON; see ``NetworkError/parameterKeyPath``.
-        public static let invalidValue = Reason("invalidValue")
+        static let invalidValue = Reason("invalidValue")
         /// ``Kind/parameterEncodingFailed``: the `Encodable` body or the JSON serialisation of the
         /// parameters failed; the encoder's error is the ``NetworkError/underlyingError``.
-        public static let jsonEncodingFailed = Reason("jsonEncodingFailed")
+        static let jsonEncodingFailed = Reason("jsonEncodingFailed")
         /// ``Kind/parameterEncodingFailed``: the request given to ``ParameterEncoding/encode(_:with:)``
         /// has no URL.
-        public static let missingURL = Reason("missingURL")
+        static let missingURL = Reason("missingURL")
         /// ``Kind/parameterEncodingFailed``: the request's URL could not take a query string.
-        public static let invalidQueryURL = Reason("invalidQueryURL")
+        static let invalidQueryURL = Reason("invalidQueryURL")
 
         // MARK: Files (kind `fileOperationFailed`)
 
         /// ``Kind/fileOperationFailed``: a file to upload (or a multipart file part) is given by a
         /// URL that is not a `file://` URL.
-        public static let notAFileURL = Reason("notAFileURL")
+        static let notAFileURL = Reason("notAFileURL")
         /// ``Kind/fileOperationFailed``: a file to upload does not exist.
         public static let fileNotFound = Reason("fileNotFound")
         /// ``Kind/fileOperationFailed``: a file to upload is a directory.
-        public static let fileIsDirectory = Reason("fileIsDirectory")
+        static let fileIsDirectory = Reason("fileIsDirectory")
         /// ``Kind/fileOperationFailed``: a file to upload exists but cannot be read.
         public static let fileNotReadable = Reason("fileNotReadable")
         /// ``Kind/fileOperationFailed``: a multipart file part's size changed between measuring it
         /// and copying it.
-        public static let fileSizeChanged = Reason("fileSizeChanged")
+        static let fileSizeChanged = Reason("fileSizeChanged")
         /// ``Kind/fileOperationFailed``: the file a multipart body was to be written to exists
         /// already (Formwork never overwrites a file it did not create).
-        public static let outputFileExists = Reason("outputFileExists")
+        static let outputFileExists = Reason("outputFileExists")
         /// ``Kind/fileOperationFailed``: the file a multipart body was to be written to could not
         /// be created or written.
-        public static let outputNotWritable = Reason("outputNotWritable")
+        static let outputNotWritable = Reason("outputNotWritable")
 
         // MARK: Multipart bodies (kind `multipartEncodingFailed`)
 
         /// ``Kind/multipartEncodingFailed``: a part's MIME type holds control characters (CR,
         /// LF...) that would break its header.
-        public static let invalidMIMEType = Reason("invalidMIMEType")
+        static let invalidMIMEType = Reason("invalidMIMEType")
         /// ``Kind/multipartEncodingFailed``: the boundary given to
         /// ``MultipartFormData/init(boundary:)`` is not a valid RFC 2046 boundary.
-        public static let invalidBoundary = Reason("invalidBoundary")
+        static let invalidBoundary = Reason("invalidBoundary")
         /// ``Kind/multipartEncodingFailed``: a part's content holds the boundary, so the body could
         /// not be parsed back; ``NetworkError/fileURL`` names the file when the part is one.
-        public static let boundaryCollision = Reason("boundaryCollision")
+        static let boundaryCollision = Reason("boundaryCollision")
 
         // MARK: The outbox (kind `outbox`)
 
@@ -251,16 +256,15 @@ extension NetworkError {
     public var headerName: String? { details.headerName }
 
     /// The first character that broke a header's rules, for a ``Kind/invalidHeader`` error
-    /// (``Reason/invalidHeaderNameCharacter`` or ``Reason/invalidHeaderValueCharacter``).
+    /// (reason `invalidHeaderNameCharacter` or `invalidHeaderValueCharacter`).
     public var invalidCharacter: Unicode.Scalar? { details.invalidCharacter }
 
     /// The key path of the parameter that could not be encoded, e.g. `user[tags][0]`, for a
-    /// ``Kind/parameterEncodingFailed`` error (``Reason/unsupportedValue`` or
-    /// ``Reason/invalidValue``).
+    /// ``Kind/parameterEncodingFailed`` error (reason `unsupportedValue` or `invalidValue`).
     public var parameterKeyPath: String? { details.parameterKeyPath }
 
-    /// The type of a parameter value that is not supported, e.g. `Data`
-    /// (``Reason/unsupportedValue``).
+    /// The type of a parameter value that is not supported, e.g. `Data` (reason
+    /// `unsupportedValue`).
     public var valueType: String? { details.valueType }
 
     /// The file involved in a file, multipart or outbox failure: the file to upload, a multipart

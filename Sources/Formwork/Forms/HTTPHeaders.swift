@@ -11,7 +11,8 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// The field value, e.g. `"application/json"`.
     public let value: String
 
-    /// Creates a header. Nothing is checked here: `validate()` runs before a request is sent.
+    /// Creates a header. Nothing is checked here: Formwork checks every header before a request
+    /// is sent.
     /// - Parameters:
     ///   - name: The field name; compared case-insensitively.
     ///   - value: The field value.
@@ -57,7 +58,7 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidHeader`` naming the header
     ///   (``NetworkError/headerName``), the rule it broke (``NetworkError/reason``) and the first
     ///   offending character (``NetworkError/invalidCharacter``); never its value.
-    public func validate() throws(NetworkError) {
+    func validate() throws(NetworkError) {
         guard !name.isEmpty else {
             throw .invalidHeader(name: name, reason: .emptyHeaderName)
         }
@@ -209,14 +210,14 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
     }
 
     /// The headers as a dictionary, keyed by each header's stored spelling.
-    public var dictionary: [String: String] {
+    var dictionary: [String: String] {
         Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
     /// These headers updated with `other`'s: on a name clash (any case) `other` wins, in place.
     /// - Parameter other: The headers that take precedence.
     /// - Returns: The merged headers.
-    public func merging(_ other: HTTPHeaders) -> HTTPHeaders {
+    func merging(_ other: HTTPHeaders) -> HTTPHeaders {
         var merged = self
         for header in other { merged.update(header) }
         return merged
@@ -225,7 +226,7 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
     /// Checks every header with ``HTTPHeader/validate()``.
     /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidHeader`` for the first
     ///   invalid header.
-    public func validate() throws(NetworkError) {
+    func validate() throws(NetworkError) {
         for header in headers { try header.validate() }
     }
 
@@ -234,7 +235,7 @@ public struct HTTPHeaders: Hashable, Sendable, ExpressibleByDictionaryLiteral,
     /// - Returns: The validated, trimmed headers.
     /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/invalidHeader`` for the first
     ///   invalid header.
-    public func validated() throws(NetworkError) -> HTTPHeaders {
+    func validated() throws(NetworkError) -> HTTPHeaders {
         try validate()
         var copy = self
         copy.headers = headers.map { HTTPHeader(name: $0.name, value: $0.value.trimmingOWS()) }

@@ -26,12 +26,12 @@ import Foundation
 /// hex digits) from the system's secure generator. In-memory parts are checked when appended: if
 /// one contains the boundary, a new boundary is drawn. File parts are checked while they are
 /// copied (the bytes pass through memory anyway), and a hit fails the encoding with
-/// ``NetworkError/Reason/boundaryCollision`` instead of sending a corrupt body. For a
+/// reason `boundaryCollision` instead of sending a corrupt body. For a
 /// file that was not made from this very boundary the chance of a hit is at most n / 2¹²⁸ for
 /// n bytes: about 2⁻⁸⁸ for a terabyte.
 public struct MultipartFormData: Sendable {
     /// The boundary between parts (without the leading `--`).
-    public private(set) var boundary: String
+    private(set) var boundary: String
     /// The parts in the order appended.
     private(set) var parts: [Part] = []
     /// `true` when the caller chose the boundary: it is then never replaced.
@@ -95,15 +95,15 @@ public struct MultipartFormData: Sendable {
     /// The exact size of the encoded body, computed from the files' sizes without reading them; `nil`
     /// when it cannot be known (a file is missing or unreadable, or a header is invalid, so
     /// encoding would fail).
-    public var contentLength: Int64? {
+    var contentLength: Int64? {
         try? encodedLength()
     }
 
     /// `true` when no part has been appended.
-    public var isEmpty: Bool { parts.isEmpty }
+    var isEmpty: Bool { parts.isEmpty }
 
     /// The number of parts appended.
-    public var count: Int { parts.count }
+    var count: Int { parts.count }
 }
 
 // MARK: - Parts

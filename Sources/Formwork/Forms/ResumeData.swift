@@ -14,18 +14,21 @@ import Foundation
 /// still ends with a correct file. On Apple platforms an app update moves the app's container:
 /// the stored absolute path then no longer exists, and the download restarts.
 ///
-/// For privacy, ``headers`` never holds `Authorization`, `Proxy-Authorization` or `Cookie`:
-/// the form and the session's adapters add those again when the download is resumed.
+/// For privacy, it never holds `Authorization`, `Proxy-Authorization` or `Cookie`: the form and
+/// the session's adapters add those again when the download is resumed. The rest (the URL, the
+/// method, the other headers, the `ETag` or `Last-Modified` date that proves the server's file is
+/// unchanged) is Formwork's business: keep the value whole and hand it back in a
+/// `DownloadResumeFormable` form.
 public struct ResumeData: Codable, Sendable, Equatable {
-    /// The version of the encoded form; ``init(encoded:)`` rejects newer versions.
-    public static let formatVersion = 1
+    /// The version of the encoded form; `init(encoded:)` rejects newer versions.
+    static let formatVersion = 1
 
     /// The URL of the download, as an absolute string.
-    public var url: String
+    var url: String
     /// The request method (usually GET).
-    public var method: HTTPMethod
+    var method: HTTPMethod
     /// The request headers to send again (without credentials and without `Range`/`If-Range`).
-    public var headers: HTTPHeaders
+    var headers: HTTPHeaders
     /// The file holding the first ``bytesReceived`` bytes.
     public var partialFileURL: URL
     /// How many bytes of the file have been received and written.
@@ -34,9 +37,9 @@ public struct ResumeData: Codable, Sendable, Equatable {
     public var totalBytes: Int64?
     /// What proves, in `If-Range`, that the server's file is still the one the bytes came from.
     /// `nil` when the server gave no usable validator: then the download cannot be resumed safely.
-    public var validator: Validator?
+    var validator: Validator?
     /// When the partial download stopped.
-    public var createdAt: Date
+    var createdAt: Date
 
     /// Creates resume data. Formwork creates it when a download fails or is cancelled; apps mostly
     /// decode it with ``init(encoded:)``.
@@ -49,7 +52,7 @@ public struct ResumeData: Codable, Sendable, Equatable {
     ///   - totalBytes: The size of the whole file, if known.
     ///   - validator: The `If-Range` validator, if the server gave a usable one.
     ///   - createdAt: When the download stopped; now by default.
-    public init(
+    init(
         url: String,
         method: HTTPMethod = .get,
         headers: HTTPHeaders = HTTPHeaders(),
@@ -74,7 +77,8 @@ public struct ResumeData: Codable, Sendable, Equatable {
         bytesReceived > 0 && validator != nil
     }
 
-    /// The value as JSON (stable keys, see ``formatVersion``), to store until the app resumes.
+    /// The value as JSON, to store until the app resumes: stable keys, and a format version, so
+    /// that a Formwork that does not know the version rejects it rather than misreading it.
     /// - Returns: UTF-8 JSON.
     /// - Throws: An `EncodingError` (not expected for values Formwork creates).
     public func encoded() throws -> Data {
@@ -96,7 +100,7 @@ public struct ResumeData: Codable, Sendable, Equatable {
 
 extension ResumeData {
     /// A validator for `If-Range` (RFC 9110 §13.1.5): a strong entity tag, or a Last-Modified date.
-    public enum Validator: Sendable, Equatable, CustomStringConvertible {
+    enum Validator: Sendable, Equatable, CustomStringConvertible {
         /// An `ETag` not marked weak, exactly as the server sent it: normally with its quotes, e.g.
         /// `"v2-1024"`; a tag the server sent without quotes (`v2-1024`) is kept and sent back
         /// without them.
@@ -105,7 +109,7 @@ extension ResumeData {
         case lastModified(String)
 
         /// The `If-Range` header value.
-        public var headerValue: String {
+        var headerValue: String {
             switch self {
             case .entityTag(let tag): tag
             case .lastModified(let date): date
@@ -113,7 +117,7 @@ extension ResumeData {
         }
 
         /// e.g. `ETag "v2-1024"`.
-        public var description: String {
+        var description: String {
             switch self {
             case .entityTag(let tag): "ETag \(tag)"
             case .lastModified(let date): "Last-Modified \(date)"
@@ -132,7 +136,7 @@ extension ResumeData {
 
     /// Decodes the JSON that ``encode(to:)`` writes.
     /// - Parameter decoder: The decoder.
-    /// - Throws: A `DecodingError` for missing keys or a newer ``formatVersion``.
+    /// - Throws: A `DecodingError` for missing keys or a newer format version.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decode(Int.self, forKey: .formatVersion)

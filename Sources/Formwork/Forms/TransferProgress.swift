@@ -29,7 +29,7 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `true` when the total is known and reached.
-    public var isComplete: Bool {
+    var isComplete: Bool {
         guard let totalBytes else { return false }
         return completedBytes >= totalBytes
     }

@@ -19,10 +19,10 @@ extension Headless {
         }
 
         /// Shows refreshing, as a user's pull does.
-        public func beginRefreshing() { isRefreshing = true }
+        func beginRefreshing() { isRefreshing = true }
 
         /// Stops showing refreshing (loads call this for you when the last one ends).
-        public func endRefreshing() { isRefreshing = false }
+        func endRefreshing() { isRefreshing = false }
 
         /// No mask: the control itself shows the loading.
         /// - Returns: `nil`.

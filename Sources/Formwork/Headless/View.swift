@@ -10,7 +10,7 @@ extension Headless {
         /// The view this one is a subview of, if any.
         public private(set) weak var superview: View?
         /// The subviews, back to front (masks that are views included).
-        public private(set) var subviews: [View] = []
+        private(set) var subviews: [View] = []
         /// The masks this view hosts, oldest first, newest (frontmost) last.
         public private(set) var masks: [any Maskable] = []
         /// `true` while the view is not shown.

@@ -9,9 +9,9 @@ import Foundation
 /// ```
 public struct ConsoleLogger: EventMonitor {
     /// What to hide.
-    public let redaction: Redaction
+    let redaction: Redaction
     /// Whether request headers are printed.
-    public let logsHeaders: Bool
+    let logsHeaders: Bool
     private let write: @Sendable (String) -> Void
 
     /// Creates a logger.

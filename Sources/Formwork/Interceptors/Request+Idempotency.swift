@@ -5,7 +5,7 @@ import Foundation
 /// many times it arrives.
 public enum IdempotencyKey {
     /// The header's name, `Idempotency-Key`.
-    public static let headerName = "Idempotency-Key"
+    static let headerName = "Idempotency-Key"
 
     /// A new key: a random UUID, e.g. `8E03978E-40D5-43E8-BC93-6894A57F9324`.
     /// - Returns: The key.

@@ -3,7 +3,7 @@ import Foundation
 @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
 extension DownloadRequest {
     /// Binds a ``RequestModel`` to a download: loading now, the transfer's progress in
-    /// ``RequestModel/fractionCompleted``, then the downloaded file's URL (``destination``) as the
+    /// ``RequestModel/fractionCompleted``, then the downloaded file's URL (the form's `destination`) as the
     /// value, or the error and its message.
     ///
     /// ```swift

@@ -38,9 +38,9 @@ import Foundation
 /// session, and keeps working while requests are pending; call ``close()`` to stop it.
 public actor Outbox {
     /// The directory the outbox keeps its requests in.
-    public nonisolated let directory: URL
+    nonisolated let directory: URL
     /// The options it was opened with.
-    public nonisolated let options: Options
+    nonisolated let options: Options
     /// The entries found damaged when the outbox was opened, moved aside and never sent.
     public nonisolated let setAside: [SetAsideEntry]
 

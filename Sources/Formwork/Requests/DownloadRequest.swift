@@ -22,7 +22,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {  // adds a Se
     }
 
     /// Where the finished file goes.
-    public var destination: URL { file.destination }
+    var destination: URL { file.destination }
 
     /// What a later request needs to fetch only the rest of this download: set after a failure
     /// (or ``cancel(producingResumeData:)``) that left received bytes and a validator (an `ETag`

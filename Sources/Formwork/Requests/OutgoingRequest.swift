@@ -3,11 +3,10 @@ import Foundation
 /// The request an adapter changes: what an attempt will send, before Formwork checks it and turns
 /// it into the `URLRequest` handed to the transport.
 ///
-/// It has the members adapters use on `URLRequest` (`url`, `httpMethod`, `httpBody`,
-/// `timeoutInterval`, `setValue(_:forHTTPHeaderField:)`, `addValue(_:forHTTPHeaderField:)`,
-/// `value(forHTTPHeaderField:)`, `allHTTPHeaderFields`), so adapter code written for `URLRequest`
-/// mostly compiles unchanged. Its header fields are Formwork's own ``HTTPHeaders``: every value is
-/// kept exactly as set. After the whole adapter chain, every header is checked, and a name or value
+/// It has the members adapters use on `URLRequest` (``url``, ``httpMethod``, ``httpBody``,
+/// ``timeoutInterval``), and its header fields are Formwork's own ``HTTPHeaders``, read and set
+/// with their subscript (`request.headers[name]`, where a `URLRequest` has `value(forHTTPHeaderField:)`
+/// and `setValue(_:forHTTPHeaderField:)`): every value is kept exactly as set. After the whole adapter chain, every header is checked, and a name or value
 /// that cannot be sent (a value with CR, LF or NUL, such as a token read from a file with its
 /// trailing newline) fails the request with ``NetworkError/Kind/invalidHeader`` naming the header,
 /// before anything is sent, on every platform. (On Linux, corelibs' `URLRequest.setValue(_:
@@ -47,8 +46,7 @@ public struct OutgoingRequest: Sendable, Hashable {
     /// the adapters rejects it). Setting replaces everything, headers included, with what the
     /// `URLRequest` holds: a header set on it with `setValue(_:forHTTPHeaderField:)` or
     /// `addValue(_:forHTTPHeaderField:)` went through Foundation, which on Linux drops a value
-    /// with CR, LF or NUL, so set headers on this request (``headers``, ``setValue(_:forHTTPHeaderField:)``)
-    /// after assigning it instead.
+    /// with CR, LF or NUL, so set headers on this request's ``headers`` after assigning it instead.
     public var urlRequest: URLRequest {
         get {
             var request = base
@@ -85,7 +83,7 @@ public struct OutgoingRequest: Sendable, Hashable {
 
     /// The header fields as a dictionary keyed by each header's spelling, `nil` when there are
     /// none. Setting replaces every header (sorted by name) and keeps every value as given.
-    public var allHTTPHeaderFields: [String: String]? {
+    var allHTTPHeaderFields: [String: String]? {
         get { headers.isEmpty ? nil : headers.dictionary }
         set { headers = newValue.map(HTTPHeaders.init) ?? HTTPHeaders() }
     }
@@ -93,7 +91,7 @@ public struct OutgoingRequest: Sendable, Hashable {
     /// The value of a header field (the name in any letter case).
     /// - Parameter field: The header name.
     /// - Returns: The value, or `nil` when the request has no such header.
-    public func value(forHTTPHeaderField field: String) -> String? {
+    func value(forHTTPHeaderField field: String) -> String? {
         headers[field]
     }
 
@@ -103,7 +101,7 @@ public struct OutgoingRequest: Sendable, Hashable {
     /// - Parameters:
     ///   - value: The value, or `nil` to remove the header.
     ///   - field: The header name.
-    public mutating func setValue(_ value: String?, forHTTPHeaderField field: String) {
+    mutating func setValue(_ value: String?, forHTTPHeaderField field: String) {
         headers[field] = value
     }
 
@@ -112,7 +110,7 @@ public struct OutgoingRequest: Sendable, Hashable {
     /// - Parameters:
     ///   - value: The value to add.
     ///   - field: The header name.
-    public mutating func addValue(_ value: String, forHTTPHeaderField field: String) {
+    mutating func addValue(_ value: String, forHTTPHeaderField field: String) {
         headers[field] = headers[field].map { "\($0),\(value)" } ?? value
     }
 }

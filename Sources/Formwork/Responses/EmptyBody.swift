@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Decoding an empty body into a type that does not conform fails with
 /// ``NetworkError/Kind/emptyResponse``.
-public protocol EmptyResponse {
+protocol EmptyResponse {
     /// The value that stands for "no body".
     static func emptyValue() -> Self
 }
@@ -27,7 +27,7 @@ public struct EmptyBody: Codable, Sendable, Equatable, EmptyResponse {
     }
 
     /// The empty value.
-    public static func emptyValue() -> EmptyBody { EmptyBody() }
+    static func emptyValue() -> EmptyBody { EmptyBody() }
 
     private struct EmptyKey: CodingKey {
         var stringValue: String
@@ -39,5 +39,5 @@ public struct EmptyBody: Codable, Sendable, Equatable, EmptyResponse {
 
 extension Optional: EmptyResponse {
     /// `nil`: an empty body decodes as no value.
-    public static func emptyValue() -> Wrapped? { nil }
+    static func emptyValue() -> Wrapped? { nil }
 }

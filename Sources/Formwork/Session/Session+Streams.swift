@@ -11,8 +11,9 @@ extension Session {
     /// The request starts when it is first read (or at its first hook or ``Request/resume()``).
     /// - Parameters:
     ///   - form: What to request (usually a GET).
-    ///   - bufferLimit: The most bytes held for a reader that falls behind (see
-    ///     ``StreamRequest/bufferLimit``).
+    ///   - bufferLimit: The most bytes held for a reader that falls behind: items it has not
+    ///     taken yet plus the event or line being read (one item larger than this fails the stream
+    ///     with ``NetworkError/Kind/streamBufferOverflow``).
     ///   - bufferPolicy: What happens when the reader falls more than `bufferLimit` behind:
     ///     by default the network slows down until it catches up (see ``StreamBufferPolicy``).
     ///   - reconnection: How an event stream reconnects.

@@ -1,5 +1,5 @@
-/// What a stream does when its reader falls more than ``StreamRequest/bufferLimit`` bytes behind
-/// the server.
+/// What a stream does when its reader falls more than its `bufferLimit:` (the argument of
+/// ``Session/stream(_:bufferLimit:bufferPolicy:reconnection:)``) bytes behind the server.
 public enum StreamBufferPolicy: Sendable, Hashable {
     /// Stops reading from the network until the reader has caught up (half the limit is left),
     /// so the server is slowed down by TCP's own flow control: nothing is dropped and memory stays

@@ -6,7 +6,7 @@ extension StreamRequest {
     /// connections; what the next connection sends as `Last-Event-ID`. Empty until the server
     /// sent one.
     ///
-    /// The stream reads ahead of its reader (up to ``bufferLimit``), so while events wait in the
+    /// The stream reads ahead of its reader (up to its `bufferLimit:`), so while events wait in the
     /// buffer this is the ID of a later block than the event the loop holds: to remember what
     /// your app handled, keep ``ServerSentEvent/id`` of the events you took.
     public var lastEventID: String { sink.lastEventID }

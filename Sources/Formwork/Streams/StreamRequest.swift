@@ -15,8 +15,8 @@ import Foundation
 /// request; leaving the loop, or cancelling the reading `Task`, cancels it.
 ///
 /// **Memory.** Only the event or line being read and the items the reader has not taken yet are
-/// held, at most ``bufferLimit`` bytes. When the reader falls that far behind the server,
-/// ``bufferPolicy`` decides: by default the stream stops reading from the network until the
+/// held, at most its `bufferLimit:` bytes. When the reader falls that far behind the server, its
+/// `bufferPolicy:` decides: by default the stream stops reading from the network until the
 /// reader catches up, so nothing is lost and memory stays bounded however slow the reader is
 /// (``StreamBufferPolicy/slowDown``); it can also keep only the newest items or fail.
 ///
@@ -30,7 +30,7 @@ import Foundation
 public final class StreamRequest: Request, @unchecked Sendable {  // adds a Sendable `let`
     let sink: StreamSink
 
-    /// The default ``bufferLimit``: 4 MiB.
+    /// The default `bufferLimit:` of ``Session/stream(_:bufferLimit:bufferPolicy:reconnection:)``: 4 MiB.
     public static let defaultBufferLimit = 4 << 20
 
     init(core: RequestCore, sink: StreamSink) {
@@ -42,13 +42,13 @@ public final class StreamRequest: Request, @unchecked Sendable {  // adds a Send
     /// being read. One item larger than this fails the stream with
     /// ``NetworkError/Kind/streamBufferOverflow``; a reader that falls this far behind meets
     /// ``bufferPolicy``.
-    public var bufferLimit: Int { sink.buffer.limit }
+    var bufferLimit: Int { sink.buffer.limit }
 
     /// What happens when the reader falls ``bufferLimit`` bytes behind (see ``StreamBufferPolicy``).
-    public var bufferPolicy: StreamBufferPolicy { sink.buffer.policy }
+    var bufferPolicy: StreamBufferPolicy { sink.buffer.policy }
 
     /// How the event stream reconnects (see ``events()``).
-    public var reconnection: StreamReconnection { sink.reconnection }
+    var reconnection: StreamReconnection { sink.reconnection }
 
     /// Reads the body as server-sent events (`text/event-stream`), parsed as the WHATWG HTML
     /// standard says.

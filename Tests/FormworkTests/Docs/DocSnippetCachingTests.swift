@@ -38,7 +38,7 @@ extension DocSnippetTests {
                 }
             }
             #expect(sources == ["cache", "network"])
-            #expect(cache.memoryUsage > 0)
+            #expect(bytesInMemory(of: cache) > 0)
         }
     }
 }

@@ -416,10 +416,9 @@ extension DocSnippetTests {
             // is written from zero and the result is still the server's file.
             let partial = folder.appendingPathComponent(".r.pdf.partial")
             try body.prefix(10_000).write(to: partial)
-            let resumeData = ResumeData(
+            let resumeData = partialDownload(
                 url: "https://api.example.com/reports/2026.pdf", partialFileURL: partial,
-                bytesReceived: 10_000, totalBytes: Int64(body.count), validator: .entityTag(#""v1""#),
-                createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+                bytesReceived: 10_000, totalBytes: Int64(body.count), entityTag: #""v1""#)
             try resumeData.encoded().write(to: reports.saved)
             let resumed = folder.appendingPathComponent("reports/resumed.pdf")
             #expect(try Data(contentsOf: try await reports.resume(to: resumed)) == body)

@@ -82,9 +82,9 @@ extension DocSnippetTests {
             #expect(checkout.alert.presentedMessages == ["Insufficient balance"])
 
             var words = MessageCatalog.english
-            words.timedOut = "请求超时"
-            words.offline = "网络连接已断开"
-            words.serverError = "服务器开小差了，请稍后再试"
+            words[.timedOut] = "请求超时"
+            words[.offline] = "网络连接已断开"
+            words[.serverError] = "服务器开小差了，请稍后再试"
             let timeout = NetworkError(
                 .transport, failureReason: "timed out", underlyingError: URLError(.timedOut))
             #expect(timeout.userMessage(using: words).hasPrefix("请求超时"))

@@ -243,7 +243,7 @@ struct DocSnippetOfflineOutboxTests {
         await outbox.close()
         await composer.send("Too late", on: 7)
         #expect(composer.alert.presentedMessages.count == 1)
-        #expect(composer.alert.presentedMessages.first?.hasPrefix(MessageCatalog().outboxFailed) == true)
+        #expect(composer.alert.presentedMessages.first?.hasPrefix(MessageCatalog()[.outboxFailed]) == true)
     }
 
     @Test("Setting it up: one outbox per directory, the article's options; a new one sends what was left")
@@ -253,9 +253,10 @@ struct DocSnippetOfflineOutboxTests {
         let api = try await DemoAPI()
         api.offline = true
         let first = try Self.openOutbox(session: api.session(), support: support)
-        #expect(first.options.expiry == TimeInterval(3 * 24 * 3_600))
-        #expect(first.options.maximumBytes == 50 * 1_024 * 1_024)
-        #expect(first.directory.lastPathComponent == "outbox")
+        let opened = openedWith(first)
+        #expect(opened.options.expiry == TimeInterval(3 * 24 * 3_600))
+        #expect(opened.options.maximumBytes == 50 * 1_024 * 1_024)
+        #expect(opened.directory.lastPathComponent == "outbox")
         let entry = try await first.enqueue(PostCommentForm(postID: 1, text: "left behind"))
 
         #expect {

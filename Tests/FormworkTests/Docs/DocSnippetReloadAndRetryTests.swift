@@ -142,7 +142,7 @@ extension DocSnippetTests {
                 signed = try await adapter.adapt(signed)
             }
             #expect(signed.url?.query?.hasPrefix("page=1&size=20&sign=") == true)
-            #expect(signed.value(forHTTPHeaderField: "X-App-Version") == "2.4.0")
+            #expect(signed.headers["X-App-Version"] == "2.4.0")
         }
 
         @Test("Authentication: concurrent 401s share one refresh, then replay with the new token")
@@ -198,7 +198,7 @@ extension DocSnippetTests {
                 .retry(RetryPolicy(baseDelay: 0))  // the article: .retry(.default)
             let response = await request.response()
             #expect(response.error == nil)
-            #expect(response.request?.value(forHTTPHeaderField: IdempotencyKey.headerName) != nil)
+            #expect(response.request?.value(forHTTPHeaderField: "Idempotency-Key") != nil)
         }
 
         @Test("Deadline: a request that outlives its deadline fails as a timeout")

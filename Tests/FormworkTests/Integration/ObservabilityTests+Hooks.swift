@@ -14,6 +14,8 @@ extension ObservabilityTests {
             "/sse?key=\(UUID().uuidString)&count=2&total=2&end=clean&retry=10")
         let cleanEvents = try await collect(cleanSession.stream(TestForm(url: cleanURL)).events())
         #expect(cleanEvents.count == 2)
+        // The reader sees the stream end before the monitors hear the request's end.
+        await eventually("the request's end") { clean.metrics.count == 1 }
         #expect(clean.events == ["start 1", "reconnect 200 clean", "start 2", "finish"])
         #expect(clean.metrics.first?.response?.statusCode == 204)
 
@@ -24,6 +26,7 @@ extension ObservabilityTests {
             "/sse?key=\(UUID().uuidString)&count=1&total=1&end=drop&retry=10")
         let droppedEvents = try await collect(droppedSession.stream(TestForm(url: droppedURL)).events())
         #expect(droppedEvents.count == 1)
+        await eventually("the request's end") { dropped.metrics.count == 1 }
         #expect(dropped.events == ["start 1", "reconnect 200 transport", "start 2", "finish"])
     }
 

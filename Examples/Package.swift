@@ -223,7 +223,7 @@ let package = Package(
         .testTarget(
             name: "FormworkObservabilityTests",
             dependencies: [
-                "FormworkObservability", "FormworkTestSupport", "DemoServer",
+                "FormworkObservability", "FormworkTestSupport", "DemoServer", "FormworkAsyncHTTPClient",
                 .product(name: "Formwork", package: "Formwork"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

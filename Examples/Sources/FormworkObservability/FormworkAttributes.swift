@@ -17,11 +17,17 @@ public enum FormworkAttribute {
     /// The request's `Idempotency-Key`: an `Outbox` entry's key (`Outbox.Entry.idempotencyKey`),
     /// or one set with `idempotencyKey(_:)`.
     public static let idempotencyKey = "formwork.idempotency_key"
-    /// Formwork's attempt number of the request (from 1; retries and reloads count, redirects do
-    /// not).
+    /// Formwork's attempt number of the request (from 1; retries, reloads and an event stream's
+    /// new connections count, redirects do not).
     public static let attempt = "formwork.attempt"
-    /// Why this span is a resend: `"retry"`, `"redirect"` or `"reload"`.
+    /// Why this span is a resend: `"retry"`, `"redirect"`, `"reload"` or `"reconnect"` (an event
+    /// stream's new connection).
     public static let resendReason = "formwork.resend.reason"
+    /// The id of the `Outbox` entry the request sends (`Outbox.Entry.id`).
+    public static let outboxEntry = "formwork.outbox.entry_id"
+    /// The outbox's attempt at that entry, from 1 (each attempt is a new request; the session's
+    /// own retries within it count in ``attempt``).
+    public static let outboxAttempt = "formwork.outbox.attempt"
     /// `true` when the caller cancelled the request (the span's status is then not an error).
     public static let cancelled = "formwork.cancelled"
 }

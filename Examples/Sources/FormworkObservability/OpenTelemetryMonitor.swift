@@ -11,19 +11,33 @@ import Tracing
 /// The ``EventMonitor`` half of ``OpenTelemetryObservation``: ends each request's client spans and
 /// records the HTTP client metrics.
 ///
-/// One span per request sent: each attempt (retries and reloads) and each redirect hop.
+/// One span per request sent: each attempt (retries, reloads, an event stream's connections) and
+/// each redirect hop.
 struct OpenTelemetryMonitor: EventMonitor {
     let tracer: any Tracer
     let metrics: any MetricsFactory
     let redaction: Redaction
     let pending: PendingSpans
-    private let flights = Locked([UUID: Flight]())
+    private let state = Locked(State())
 
     init(tracer: any Tracer, metrics: any MetricsFactory, redaction: Redaction, pending: PendingSpans) {
         self.tracer = tracer
         self.metrics = metrics
         self.redaction = redaction
         self.pending = pending
+    }
+
+    /// The requests in flight, and the outbox entries being sent.
+    struct State: Sendable {
+        var flights: [UUID: Flight] = [:]
+        /// Told by the outbox before the request starts; taken at the request's end.
+        var outboxSends: [UUID: OutboxSend] = [:]
+    }
+
+    /// An outbox entry a request sends.
+    struct OutboxSend: Sendable {
+        let entryID: UUID
+        let attempt: Int
     }
 
     /// What the monitor keeps of a request between its start and its end.
@@ -40,6 +54,8 @@ struct OpenTelemetryMonitor: EventMonitor {
         var dimensions: Dimensions
         /// Whether the current span joined another request's exchange.
         var coalesced = false
+        /// Whether the next span is an event stream's new connection.
+        var reconnects = false
     }
 
     /// The dimensions a request has before it gets a response.
@@ -84,9 +100,9 @@ struct OpenTelemetryMonitor: EventMonitor {
             HTTPMethodName(request.httpMethod).spanName(template: nil), context: ended.flight.parent,
             ofKind: .client)
         describe(span, request: request, attempt: attempt, resends: count, reason: "redirect")
-        flights.withLock { flights in
-            flights[id]?.span = span
-            flights[id]?.sentAt = DispatchTime.now().uptimeNanoseconds
+        state.withLock { state in
+            state.flights[id]?.span = span
+            state.flights[id]?.sentAt = DispatchTime.now().uptimeNanoseconds
         }
     }
 
@@ -95,8 +111,24 @@ struct OpenTelemetryMonitor: EventMonitor {
         record(ended)
     }
 
+    func requestWillReconnect(
+        _ id: UUID, after response: HTTPURLResponse?, error: NetworkError?, delay: TimeInterval
+    ) {
+        guard let (ended, _) = endCurrent(id, status: response?.statusCode, error: error) else { return }
+        record(ended)
+        state.withLock { $0.flights[id]?.reconnects = true }
+    }
+
+    func requestWillSendOutboxEntry(_ id: UUID, entryID: UUID, outboxAttempt: Int) {
+        state.withLock { $0.outboxSends[id] = OutboxSend(entryID: entryID, attempt: outboxAttempt) }
+    }
+
     func requestDidFinish(_ metrics: RequestMetrics) {
-        guard let flight = flights.withLock({ $0.removeValue(forKey: metrics.requestID) }) else {
+        let flight = state.withLock { state in
+            state.outboxSends.removeValue(forKey: metrics.requestID)
+            return state.flights.removeValue(forKey: metrics.requestID)
+        }
+        guard let flight else {
             // Ended before anything was sent: end the span its adapter started, if any.
             if let request = metrics.request, let waiting = pending.take(request) {
                 let outcome = Outcome(status: nil, error: metrics.error)
@@ -111,6 +143,9 @@ struct OpenTelemetryMonitor: EventMonitor {
                 span.attributes[FormworkAttribute.cacheSource] = metrics.source.rawValue
                 if let age = metrics.age { span.attributes[FormworkAttribute.cacheAge] = Int(age) }
                 span.attributes[FormworkAttribute.cacheStale] = metrics.isStale
+            }
+            if let version = metrics.httpVersion.flatMap(Self.protocolVersion) {
+                span.attributes[OTelAttribute.network.protocol.version] = version
             }
             outcome.apply(to: span)
             span.end()
@@ -133,9 +168,10 @@ struct OpenTelemetryMonitor: EventMonitor {
     /// Starts (or takes from the adapter) the span of what `request` sends.
     private func begin(_ id: UUID, request: URLRequest, attempt: Int, leaderID: UUID?) {
         let waiting = pending.take(request)
-        let (flight, isNew, leader) = flights.withLock { flights -> (Flight?, Bool, (any Span)?) in
-            (flights[id], flights[id] == nil, leaderID.flatMap { flights[$0]?.span })
+        let (flight, leader, outbox) = state.withLock { state -> (Flight?, (any Span)?, OutboxSend?) in
+            (state.flights[id], leaderID.flatMap { state.flights[$0]?.span }, state.outboxSends[id])
         }
+        let isNew = flight == nil
         // A span still open would be a start without a retry or redirect between: end it.
         flight?.span?.end()
         let parent = flight?.parent ?? waiting?.parent ?? InstrumentationContext.current ?? .topLevel
@@ -145,21 +181,27 @@ struct OpenTelemetryMonitor: EventMonitor {
             ?? tracer.startSpan(dimensions.method.spanName(template: nil), context: parent, ofKind: .client)
         let resends = max(flight?.ended ?? 0, attempt - 1)
         let reason: String? =
-            resends == 0 ? nil : flight == nil ? "reload" : "retry"
+            resends == 0
+            ? nil : flight == nil ? "reload" : flight?.reconnects == true ? "reconnect" : "retry"
         describe(span, request: request, attempt: attempt, resends: resends, reason: reason)
+        if let outbox {
+            span.attributes[FormworkAttribute.outboxEntry] = outbox.entryID.uuidString
+            span.attributes[FormworkAttribute.outboxAttempt] = outbox.attempt
+        }
         if leaderID != nil {
             span.attributes[FormworkAttribute.coalesced] = true
             if let leader { span.addLink(SpanLink(context: leader.context, attributes: [:])) }
         }
         let now = DispatchTime.now().uptimeNanoseconds
-        flights.withLock { flights in
+        state.withLock { state in
             var next =
-                flights[id]
+                state.flights[id]
                 ?? Flight(span: nil, parent: parent, sentAt: now, ended: resends, dimensions: dimensions)
             next.span = span
             next.sentAt = now
             next.coalesced = leaderID != nil
-            flights[id] = next
+            next.reconnects = false
+            state.flights[id] = next
         }
         if isNew {
             Meter(label: HTTPClientMetric.activeRequests, dimensions: dimensions.pairs, factory: metrics)
@@ -187,8 +229,8 @@ struct OpenTelemetryMonitor: EventMonitor {
             }
             if let reason { attributes[FormworkAttribute.resendReason] = reason }
             attributes[FormworkAttribute.attempt] = attempt
-            if let key = request.value(forHTTPHeaderField: "Idempotency-Key") {
-                attributes[FormworkAttribute.idempotencyKey] = key
+            if let field = request.value(forHTTPHeaderField: "Idempotency-Key") {
+                attributes[FormworkAttribute.idempotencyKey] = Self.idempotencyKey(field)
             }
         }
     }
@@ -203,12 +245,12 @@ struct OpenTelemetryMonitor: EventMonitor {
     /// Ends the request's current span with a response's status or an error.
     /// - Returns: The ended span's request, for the metrics, and how many spans have ended now.
     private func endCurrent(_ id: UUID, status: Int?, error: NetworkError?) -> (Ended, ended: Int)? {
-        let taken = flights.withLock { flights -> (any Span, Flight, Int)? in
-            guard var flight = flights[id], let span = flight.span else { return nil }
+        let taken = state.withLock { state -> (any Span, Flight, Int)? in
+            guard var flight = state.flights[id], let span = flight.span else { return nil }
             let before = flight
             flight.span = nil
             flight.ended += 1
-            flights[id] = flight
+            state.flights[id] = flight
             return (span, before, flight.ended)
         }
         guard let (span, flight, ended) = taken else { return nil }
@@ -216,6 +258,38 @@ struct OpenTelemetryMonitor: EventMonitor {
         outcome.apply(to: span)
         span.end()
         return (Ended(flight: flight, outcome: outcome), ended)
+    }
+
+    /// The key an `Idempotency-Key` field carries: Formwork sends it as a structured-field string
+    /// (RFC 8941), quoted, with `"` and `\` escaped; a field that is not quoted is taken as it is.
+    static func idempotencyKey(_ field: String) -> String {
+        guard field.count >= 2, field.hasPrefix("\""), field.hasSuffix("\"") else { return field }
+        var key = ""
+        var escaped = false
+        for character in field.dropFirst().dropLast() {
+            if !escaped, character == "\\" {
+                escaped = true
+                continue
+            }
+            escaped = false
+            key.append(character)
+        }
+        return key
+    }
+
+    /// `network.protocol.version` from an HTTP version as a transport reports it: `"HTTP/1.1"`
+    /// is `1.1`, `"HTTP/2.0"` is `2` (the conventions drop a minor version of `0` from 2 on).
+    static func protocolVersion(_ httpVersion: String) -> String? {
+        let prefix = "HTTP/"
+        guard httpVersion.uppercased().hasPrefix(prefix) else { return nil }
+        let version = String(httpVersion.dropFirst(prefix.count))
+        let parts = version.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) })
+        else { return nil }
+        if parts.count == 2, parts[1] == "0", let major = Int(parts[0]), major >= 2 {
+            return String(parts[0])
+        }
+        return version
     }
 
     // MARK: Metrics

@@ -11,10 +11,13 @@ import Tracing
 /// let api = Session { $0.observeWithOpenTelemetry() }
 /// ```
 ///
-/// - **Traces.** One client span per request sent (each attempt, each redirect hop), named
-///   `{method}` or `{method} {template}`, with the HTTP client conventions' attributes and
-///   Formwork's own (``FormworkAttribute``). The span's trace context goes out with the request
-///   (`traceparent`, `tracestate`), so the server continues the trace.
+/// - **Traces.** One client span per request sent (each attempt, each redirect hop, each
+///   connection of an event stream), named `{method}` or `{method} {template}`, with the HTTP
+///   client conventions' attributes and Formwork's own (``FormworkAttribute``). The span's trace
+///   context goes out with the request (`traceparent`, `tracestate`), so the server continues the
+///   trace.
+/// - **Logs.** `ConsoleLogger(logger:)` sends Formwork's console lines to swift-log, and
+///   `ConsoleLogger(osLogger:)` to `os.Logger` on Apple platforms, with the same redaction.
 /// - **Metrics.** The conventions' HTTP client metrics (``HTTPClientMetric``).
 public struct OpenTelemetryObservation: Sendable {
     /// The request header through which a form names its low-cardinality URL template, e.g.

@@ -55,4 +55,23 @@ struct LoggingTests {
         let parsed = try #require(URL(string: url))
         #expect(RedactedURL.full(parsed, redaction: Redaction(queryItems: ["token"])) == expected)
     }
+
+    @Test(
+        "network.protocol.version from a transport's HTTP version",
+        arguments: [
+            ("HTTP/1.1", "1.1"), ("HTTP/1.0", "1.0"), ("HTTP/2.0", "2"), ("HTTP/3.0", "3"), ("HTTP/2", "2"),
+            ("SPDY/3", nil), ("HTTP/", nil), ("HTTP/x.1", nil),
+        ] as [(String, String?)])
+    func protocolVersion(httpVersion: String, expected: String?) {
+        #expect(OpenTelemetryMonitor.protocolVersion(httpVersion) == expected)
+    }
+
+    @Test(
+        "formwork.idempotency_key: the key of the structured-field string Formwork sends",
+        arguments: [
+            (#""abc-1""#, "abc-1"), (#""a\"b\\c""#, #"a"b\c"#), ("plain", "plain"), (#"""#, #"""#),
+        ])
+    func idempotencyKey(field: String, expected: String) {
+        #expect(OpenTelemetryMonitor.idempotencyKey(field) == expected)
+    }
 }

@@ -114,6 +114,14 @@ extension Outbox {
                     fileURL: file)
             ).idempotencyKey(record.idempotencyKey)
         }
+        let monitors = session.settings.eventMonitors
+        if !monitors.isEmpty {
+            // Before the request starts: it starts once this actor moves on.
+            let attempt = lanes[record.lane]?.attempts(of: record.id) ?? 0
+            for monitor in monitors {
+                monitor.requestWillSendOutboxEntry(request.id, entryID: record.id, outboxAttempt: attempt)
+            }
+        }
         lanes[record.lane]?.inFlight = (record.id, request)
         let response = await request.response()
         if lanes[record.lane]?.inFlight?.id == record.id { lanes[record.lane]?.inFlight = nil }

@@ -26,6 +26,11 @@ public struct RequestMetrics: Sendable {
     public var age: TimeInterval? { cache.age }
     /// Whether a stale stored response was served (`stale-while-revalidate`, `stale-if-error`).
     public var isStale: Bool { cache.isStale }
+    /// The HTTP version of the last response from the network, e.g. `"HTTP/1.1"` or `"HTTP/2.0"`,
+    /// when its transport said it (a transport that reads the head off the wire, such as one on
+    /// AsyncHTTPClient); `nil` otherwise: `URLSessionTransport` gets an `HTTPURLResponse`, which
+    /// does not tell its version, and a response from the cache has none of its own.
+    public internal(set) var httpVersion: String?
 }
 
 /// Watches requests: for logging, metrics, tracing.
@@ -76,6 +81,26 @@ public protocol EventMonitor: Sendable {
     ///   - delay: Seconds until the next attempt.
     ///   - retryCount: Retries so far, including this one.
     func requestWillRetry(_ id: UUID, after error: NetworkError, delay: TimeInterval, retryCount: Int)
+    /// A connection of an event stream ended and the stream opens a new one after `delay` seconds,
+    /// as its next attempt (see ``StreamReconnection``). Not a retry: the connection ended as
+    /// event streams do, or dropped.
+    /// - Parameters:
+    ///   - id: The request's id.
+    ///   - response: The response of the connection that ended, if one arrived.
+    ///   - error: Why the connection failed (a transport error, such as a dropped connection);
+    ///     `nil` when the server ended it cleanly.
+    ///   - delay: Seconds until the next connection.
+    func requestWillReconnect(
+        _ id: UUID, after response: HTTPURLResponse?, error: NetworkError?, delay: TimeInterval)
+    /// An ``Outbox`` sends one of its entries with this request: called before the request
+    /// starts, once per attempt of the outbox (each attempt is a new request).
+    /// - Parameters:
+    ///   - id: The request's id.
+    ///   - entryID: The entry's id (``Outbox/Entry/id``).
+    ///   - outboxAttempt: The outbox's attempt at the entry, from 1 in this process (as
+    ///     ``Outbox/Delivery/attempts`` counts them); the session's own retries within one
+    ///     attempt count in the request's `attempt`.
+    func requestWillSendOutboxEntry(_ id: UUID, entryID: UUID, outboxAttempt: Int)
     /// The request ended.
     /// - Parameter metrics: What it did.
     func requestDidFinish(_ metrics: RequestMetrics)
@@ -103,6 +128,12 @@ extension EventMonitor {
     /// Does nothing.
     public func requestWillRetry(_ id: UUID, after error: NetworkError, delay: TimeInterval, retryCount: Int)
     {}
+    /// Does nothing.
+    public func requestWillReconnect(
+        _ id: UUID, after response: HTTPURLResponse?, error: NetworkError?, delay: TimeInterval
+    ) {}
+    /// Does nothing.
+    public func requestWillSendOutboxEntry(_ id: UUID, entryID: UUID, outboxAttempt: Int) {}
     /// Does nothing.
     public func requestDidFinish(_ metrics: RequestMetrics) {}
     /// Does nothing.

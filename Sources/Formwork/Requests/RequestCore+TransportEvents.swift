@@ -219,15 +219,27 @@ extension RequestCore {
         if !dropsAnswer { passOnLatestProgress(attempt: attempt) }
         let reconnectAfter =
             dropsAnswer || failure.isCancelled ? nil : sink?.reconnectDelay(after: failure)
-        perform(
-            state.withLock {
-                $0.event {
-                    $0.attemptFailed(
-                        attempt: attempt, failure: failure, isCachedFirstAnswer: isCachedFirstAnswer,
-                        reconnectAfter: reconnectAfter)
-                }
-            },
-            reported: failure)
+        let action = state.withLock {
+            $0.event {
+                $0.attemptFailed(
+                    attempt: attempt, failure: failure, isCachedFirstAnswer: isCachedFirstAnswer,
+                    reconnectAfter: reconnectAfter)
+            }
+        }
+        if let reconnectAfter, case .scheduleRetry = action, !settings.eventMonitors.isEmpty {
+            reportReconnect(after: failure, response: response, delay: reconnectAfter)
+        }
+        perform(action, reported: failure)
+    }
+
+    /// Tells the monitors that a stream's connection ended and the stream reconnects: a clean end
+    /// (the stream rule's own reason) is no error for them.
+    private func reportReconnect(after failure: NetworkError, response: ResponseHead?, delay: TimeInterval) {
+        let error = sink?.isCleanEnd(failure) == true ? nil : failure
+        let response = response?.httpURLResponse
+        for monitor in settings.eventMonitors {
+            monitor.requestWillReconnect(id, after: response, error: error, delay: delay)
+        }
     }
 
     /// When an attempt fails, observers hear the bytes it really moved: the last value may have

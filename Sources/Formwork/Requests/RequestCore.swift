@@ -587,7 +587,8 @@ final class RequestCore: Sendable {
         let metrics = RequestMetrics(
             requestID: id, request: outcome.request, response: outcome.response, error: outcome.error,
             attempts: outcome.attempt, duration: outcome.duration, bytesSent: sent, bytesReceived: received,
-            cache: outcome.cache)
+            cache: outcome.cache,
+            httpVersion: outcome.cache.source == .network ? outcome.head?.httpVersion : nil)
         for monitor in monitors { monitor.requestDidFinish(metrics) }
     }
 }

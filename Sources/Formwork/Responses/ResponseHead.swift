@@ -53,6 +53,13 @@ final class ResponseHead: Sendable {
         }
     }
 
+    /// The HTTP version, when the transport said it (a head made from parts); `nil` for an
+    /// `HTTPURLResponse`, which does not tell it.
+    var httpVersion: String? {
+        if case .parts(let parts, _) = source { return parts.httpVersion }
+        return nil
+    }
+
     /// The value of a field (letter case ignored).
     func value(forHTTPHeaderField name: String) -> String? {
         switch source {

@@ -200,6 +200,11 @@ final class StreamSink: ResponseSink {
         if response.statusCode == 200, reconnection.reconnects { throw EventStreamRule.EndOfConnection() }
     }
 
+    /// Whether `failure` is the clean end of a connection (``EventStreamRule/EndOfConnection``).
+    func isCleanEnd(_ failure: NetworkError) -> Bool {
+        failure.underlyingError is EventStreamRule.EndOfConnection
+    }
+
     /// The wait before reconnecting after `failure`, or `nil` when the stream must not reconnect.
     func reconnectDelay(after failure: NetworkError) -> TimeInterval? {
         let (facts, wasOpen) = state.withLock { state -> (EventStreamRule.Facts?, Bool) in

@@ -25,6 +25,9 @@ protocol ResponseSink: AnyObject, Sendable {
     /// connection (an event stream reconnects after a drop or a clean end), or `nil` to leave
     /// the failure to the retriers.
     func reconnectDelay(after failure: NetworkError) -> TimeInterval?
+    /// Whether `failure` is only the sink's own reason to reconnect (an event stream's connection
+    /// that the server ended cleanly), not an error to report as one.
+    func isCleanEnd(_ failure: NetworkError) -> Bool
 }
 
 extension ResponseSink {
@@ -32,6 +35,8 @@ extension ResponseSink {
     func wantsNextSegment() -> Bool { false }
     /// Failures go to the retriers.
     func reconnectDelay(after failure: NetworkError) -> TimeInterval? { nil }
+    /// Every failure is one.
+    func isCleanEnd(_ failure: NetworkError) -> Bool { false }
 }
 
 /// How long a sink's `write` may block the transport's delivery thread.

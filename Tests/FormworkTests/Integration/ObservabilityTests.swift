@@ -29,6 +29,15 @@ final class RecordingMonitor: EventMonitor {
         log.withLock { $0.append("retry \(retryCount)") }
         retryDelays.withLock { $0.append(delay) }
     }
+    func requestWillReconnect(
+        _ id: UUID, after response: HTTPURLResponse?, error: NetworkError?, delay: TimeInterval
+    ) {
+        let status = response.map { String($0.statusCode) } ?? "none"
+        log.withLock { $0.append("reconnect \(status) \(error.map { "\($0.kind)" } ?? "clean")") }
+    }
+    func requestWillSendOutboxEntry(_ id: UUID, entryID: UUID, outboxAttempt: Int) {
+        log.withLock { $0.append("outbox \(entryID) \(outboxAttempt)") }
+    }
     func requestDidFinish(_ metrics: RequestMetrics) {
         log.withLock { $0.append("finish") }
         finished.withLock { $0.append(metrics) }
@@ -61,6 +70,7 @@ struct ObservabilityTests {
         #expect(metrics.error?.statusCode == 503)
         #expect(metrics.duration > 0)
         #expect(metrics.bytesReceived > 0)
+        #expect(metrics.httpVersion == nil)  // an HTTPURLResponse does not tell its version
 
         let upload = RecordingMonitor()
         let uploads = Session { $0.interceptors.eventMonitors = [upload] }

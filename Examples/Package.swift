@@ -110,7 +110,10 @@ let package = Package(
         .executableTarget(
             name: "Demo",
             // DemoServer is a dependency only so that building Demo builds the server it launches.
-            dependencies: [.product(name: "Formwork", package: "Formwork"), "ExampleSupport", "DemoServer"],
+            dependencies: [
+                .product(name: "Formwork", package: "Formwork"), "ExampleSupport", "DemoServer",
+                "FormworkWebSocketNIO",
+            ],
             // -O even in debug builds: the demo hashes hundreds of MiB to check its transfers.
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .unsafeFlags(["-O"])]
         ),

@@ -21,6 +21,7 @@ final class Runner {
             StreamScenario(),
             ModelScenario(),
             OutboxScenario(),
+            WebSocketScenario(),
         ]
     }
 

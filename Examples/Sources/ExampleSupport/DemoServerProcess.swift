@@ -21,9 +21,10 @@ public final class DemoServerProcess: Sendable {
     }
 
     /// Launches the server and waits (up to 30 s) for its "listening on" line.
-    public init() throws {
+    /// - Parameter port: The port to listen on; 0 (the default) for a free one.
+    public init(port: Int = 0) throws {
         let child = try ChildProcess(
-            executable: "DemoServer", arguments: ["--port", "0", "--exit-on-stdin-eof"],
+            executable: "DemoServer", arguments: ["--port", String(port), "--exit-on-stdin-eof"],
             announcement: "Formwork demo server listening on ")
         self.baseURL = child.announced
         self.process = child.process

@@ -89,6 +89,19 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {  // 
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        // A server that sends and drops at once can close the channel while the handshake ends:
+        // the channel went inactive before this handler was added, so no `channelInactive` comes
+        // here. The messages read with the handshake are delivered in this same tick; end after.
+        if !context.channel.isActive {
+            let handler = self
+            context.eventLoop.execute { handler.end(with: Self.lost(nil)) }
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // The pipeline is torn down (the channel closed): nothing more can be read.
+        end(with: Self.lost(nil))
+        self.context = nil
     }
 
     // MARK: Demand

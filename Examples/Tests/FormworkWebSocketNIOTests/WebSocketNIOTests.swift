@@ -143,6 +143,37 @@ struct WebSocketNIOTests {
         }
     }
 
+    @Test(
+        "An abrupt drop is followed by a reconnection that carries a refreshed token",
+        .disabled("passes alone, but can hang when it runs beside the flood test below: not yet explained"))
+    func dropThenReconnectWithRefreshedToken() async throws {
+        let realm = "ws-\(UUID().uuidString.prefix(8))"
+        let refreshURL = try #require(URL(string: try await DemoServer.url("/auth/refresh?realm=\(realm)")))
+        let auth = AuthenticationInterceptor(
+            authenticator: RealmAuthenticator(realm: realm, refreshURL: refreshURL),
+            credential: Token(value: "\(realm)-0"))
+        let socket = session { configuration in
+            configuration.interceptors.adapters = [auth]
+            configuration.interceptors.retriers = [auth]
+        }
+        .webSocket(
+            Socket(url: try await Self.url("/ws/auth?realm=\(realm)&dropFirst=1")),
+            options: .init(reconnection: WebSocketReconnection(initialDelay: 0.05, jitter: 0)))
+        var texts: [String] = []
+        var sawReconnecting = false
+        for try await update in socket.updates() {
+            switch update {
+            case .message(.text(let text)): texts.append(text)
+            case .state(.reconnecting): sawReconnecting = true
+            default: break
+            }
+            if texts.count == 2 { break }
+        }
+        #expect(texts == ["\(realm)-0", "\(realm)-2"])
+        #expect(sawReconnecting)
+        #expect(await auth.refreshCount == 1)
+    }
+
     @Test("A flood of 100,000 messages read by a reader that stalls arrives whole and in order")
     func floodWithStalledReader() async throws {
         let count = 100_000

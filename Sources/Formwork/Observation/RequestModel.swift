@@ -35,6 +35,8 @@ import Observation
 /// - **Streams**: `stream(form).bind(to: model)` makes ``value`` the latest event (or JSON line)
 ///   and ``connection`` the state of the connection; both change at most once per frame however
 ///   fast the server sends, and the last item is always shown.
+/// - **WebSockets**: `socket.bind(to: model)` does the same with the latest message
+///   (``WebSocket/bind(to:)``).
 /// - **A cancel is not a failure**: the model goes back to ``Phase/idle`` with no message, as
 ///   `.warn` shows nothing for a cancel; ``value`` keeps the last success.
 ///

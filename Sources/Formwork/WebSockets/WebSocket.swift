@@ -156,6 +156,8 @@ public final class WebSocket: Sendable {
         let (action, connection) = core.withLock { ($0.machine.closeRequested(), $0.connection) }
         switch action {
         case .sendClose:
+            // A connection waiting for the reader to make room would never read the answer.
+            buffer.stopWaitingForRoom()
             if let connection {
                 await connection.close(WebSocketClose(code: code, reason: Self.truncated(reason)))
             }
@@ -264,8 +266,7 @@ public final class WebSocket: Sendable {
             // Back-pressure: nothing is received while the reader is a whole buffer behind. Once
             // the app closed the socket, the server's answer is read regardless (messages that
             // arrive before it and find no room are dropped: the app is done with them).
-            let isClosing = core.withLock { $0.machine.phase == .closing(attempt: attempt) }
-            if !isClosing { await buffer.waitForRoom() }
+            await buffer.waitForRoom()
             let inbound: WebSocketInbound
             do {
                 inbound = try await connection.receive()
@@ -280,6 +281,7 @@ public final class WebSocket: Sendable {
                     return ended(
                         attempt: attempt, .failed(Self.tooBig(message.byteCount, limit: maximumMessageSize)))
                 }
+                let isClosing = core.withLock { $0.machine.phase == .closing(attempt: attempt) }
                 if isClosing, !buffer.hasRoom() { continue }
                 buffer.append(message)
             case .close(let close):
@@ -297,16 +299,18 @@ public final class WebSocket: Sendable {
         }
     }
 
-    /// The socket ended in `final`: tell everyone, release the waiters.
+    /// The socket ended in `final`: tell everyone, release the waiters, and stop the driver
+    /// (a socket closed while it waits to reconnect, or while it connects, does not linger).
     private func finish(_ final: WebSocketState, error: NetworkError?) {
         post(final)
         buffer.finish(error)
-        let (openWaiters, finalWaiters) = core.withLock { core in
+        let (openWaiters, finalWaiters, driver) = core.withLock { core in
             defer { (core.openWaiters, core.finalWaiters, core.driver) = ([:], [], nil) }
-            return (Array(core.openWaiters.values), core.finalWaiters)
+            return (Array(core.openWaiters.values), core.finalWaiters, core.driver)
         }
         for waiter in openWaiters { waiter.resume(throwing: Self.closedError()) }
         for waiter in finalWaiters { waiter.resume() }
+        driver?.cancel()
     }
 
     /// Tells the observers and the reader of a change of state.

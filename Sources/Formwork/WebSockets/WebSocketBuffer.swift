@@ -25,6 +25,8 @@ final class WebSocketBuffer: Sendable {
         var head = 0
         var bytes = 0
         var end: NetworkError??
+        /// The app closed the socket: the connection no longer waits for room.
+        var closing = false
         var reader: CheckedContinuation<Void, Never>?
         var producer: CheckedContinuation<Void, Never>?
     }
@@ -46,12 +48,12 @@ final class WebSocketBuffer: Sendable {
     }
 
     /// Waits until the reader has room for another message: fewer than `limit` bytes wait (after
-    /// a wait, half of it), or the socket ended. Only one caller waits at a time.
+    /// a wait, half of it), the socket is closing, or it ended. Only one caller waits at a time.
     func waitForRoom() async {
-        if hasRoom() { return }
+        if hasRoom() || state.withLock({ $0.closing }) { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
-                if state.end != nil || state.bytes <= limit / 2 { return true }
+                if state.end != nil || state.closing || state.bytes <= limit / 2 { return true }
                 state.producer = continuation
                 return false
             }
@@ -95,16 +97,28 @@ final class WebSocketBuffer: Sendable {
         producer?.resume()
     }
 
+    /// The app closed the socket: the connection stops waiting for room (it reads on until the
+    /// server's answer, whether or not the reader reads), now and from now on.
+    func stopWaitingForRoom() {
+        let producer = state.withLock { state in
+            state.closing = true
+            defer { state.producer = nil }
+            return state.producer
+        }
+        producer?.resume()
+    }
+
     /// The reader is gone: nothing is kept for it any more.
     func abandon() {
-        let producer = state.withLock { state in
+        let (reader, producer) = state.withLock { state in
             state.items.removeAll()
             state.head = 0
             state.bytes = 0
             if state.end == nil { state.end = .some(NetworkError.cancelled(request: nil)) }
-            defer { state.producer = nil }
-            return state.producer
+            defer { (state.reader, state.producer) = (nil, nil) }
+            return (state.reader, state.producer)
         }
+        reader?.resume()
         producer?.resume()
     }
 

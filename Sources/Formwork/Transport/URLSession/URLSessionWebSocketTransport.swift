@@ -120,8 +120,9 @@ import Foundation
             do {
                 message = try await task.receive()
             } catch {
-                // The server's close frame ends `receive()` with an error; the delegate has it.
-                if let close = delegate.serverClose { return .close(close) }
+                // The server's close frame ends `receive()` with an error; the delegate has it (or,
+                // should the error come first, the task's `closeCode`).
+                if let close = delegate.serverClose ?? Self.closeFrame(of: task) { return .close(close) }
                 if (error as NSError).domain == NSPOSIXErrorDomain, (error as NSError).code == Int(EMSGSIZE) {
                     throw NetworkError(
                         .webSocket, failureReason: "The server sent a WebSocket message over the limit.",
@@ -137,6 +138,16 @@ import Foundation
                     .webSocket, failureReason: "URLSession delivered a WebSocket message of an unknown kind.",
                     details: .init(reason: .webSocketProtocolError))
             }
+        }
+
+        /// The server's close frame as the task keeps it (`closeCode` is `invalid` until the task
+        /// closed; `abnormalClosure` means no close frame came: a drop, not a close).
+        static func closeFrame(of task: URLSessionWebSocketTask) -> WebSocketClose? {
+            let code = task.closeCode
+            guard code != .invalid, code != .abnormalClosure else { return nil }
+            return WebSocketClose(
+                code: WebSocketCloseCode(rawValue: UInt16(clamping: code.rawValue)),
+                reason: task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? "")
         }
 
         func send(_ message: WebSocketMessage) async throws {

@@ -17,6 +17,7 @@ struct LoggingTests {
         let store = MemoryLogHandler.Store()
         let logger = Logger(label: "api") { _ in MemoryLogHandler(store: store) }
         let session = Session {
+            $0.transport = URLSessionTransport()  // whatever transport the behaviour suite installs
             $0.interceptors.eventMonitors = [
                 ConsoleLogger(logger: logger, level: .notice, redaction: Redaction(queryItems: ["token"]))
             ]

@@ -62,6 +62,9 @@ struct Observed {
     init(redaction: Redaction = .standard, _ configure: (inout Session.Configuration) -> Void = { _ in }) {
         let observation = OpenTelemetryObservation(tracer: tracer, metrics: metrics, redaction: redaction)
         session = Session {
+            // Its own URLSession transport: the behaviour suite, in the same process, may install
+            // its transport for sessions that name none, and the attributes depend on the transport.
+            $0.transport = URLSessionTransport()
             configure(&$0)
             $0.observeWithOpenTelemetry(observation)
         }

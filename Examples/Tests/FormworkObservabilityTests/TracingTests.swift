@@ -24,7 +24,10 @@ func fetch(_ path: String) async throws {
     _ = try await Client().request(Form(url: try await DemoServer.url(path)), session: plain).data()
 }
 
-private let plain = Session { $0.coalescesRequests = false }
+private let plain = Session {
+    $0.transport = URLSessionTransport()  // whatever transport the behaviour suite installs (see `Observed`)
+    $0.coalescesRequests = false
+}
 
 struct Echo: Decodable, Sendable {
     let path: String

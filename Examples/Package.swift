@@ -21,7 +21,8 @@ let package = Package(
         .library(name: "FormworkAsyncHTTPClient", targets: ["FormworkAsyncHTTPClient"]),
         // A ClientTransport for swift-openapi-generator's clients that sends through a Formwork Session.
         .library(name: "FormworkOpenAPI", targets: ["FormworkOpenAPI"]),
-        // Formwork's WebSocketTransport on SwiftNIO (NIOWebSocket) for Linux services: two files to copy.
+        // Formwork's WebSocketTransport on SwiftNIO (NIOWebSocket) for Linux services: three files to
+        // copy (FormworkWebSocketNIOCore's two and FormworkWebSocketNIO's one).
         .library(name: "FormworkWebSocketNIO", targets: ["FormworkWebSocketNIO"]),
         // An EventMonitor and an adapter that trace and measure a session's requests in
         // OpenTelemetry's terms (swift-distributed-tracing, swift-metrics), and a swift-log bridge.
@@ -112,7 +113,8 @@ let package = Package(
             // DemoServer is a dependency only so that building Demo builds the server it launches.
             dependencies: [
                 .product(name: "Formwork", package: "Formwork"), "ExampleSupport", "DemoServer",
-                "FormworkWebSocketNIO",
+                // The WebSocket client without TLS: the demo's socket is ws on 127.0.0.1.
+                "FormworkWebSocketNIOCore",
             ],
             // -O even in debug builds: the demo hashes hundreds of MiB to check its transfers.
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .unsafeFlags(["-O"])]
@@ -162,15 +164,27 @@ let package = Package(
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // Formwork's WebSocketTransport on plain SwiftNIO (NIOWebSocket, already part of swift-nio):
-        // why not a WebSocket client package is in Examples/README.md.
+        // why not a WebSocket client package is in Examples/README.md. The client is in
+        // FormworkWebSocketNIOCore, which links no TLS library (the demo uses it for ws URLs);
+        // FormworkWebSocketNIO gives it swift-nio-ssl for wss.
         .target(
-            name: "FormworkWebSocketNIO",
+            name: "FormworkWebSocketNIOCore",
             dependencies: [
                 .product(name: "Formwork", package: "Formwork"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .target(
+            name: "FormworkWebSocketNIO",
+            dependencies: [
+                "FormworkWebSocketNIOCore",
+                .product(name: "Formwork", package: "Formwork"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
@@ -180,7 +194,7 @@ let package = Package(
         .testTarget(
             name: "FormworkWebSocketNIOTests",
             dependencies: [
-                "FormworkWebSocketNIO", "FormworkTestSupport", "DemoServer",
+                "FormworkWebSocketNIO", "FormworkWebSocketNIOCore", "FormworkTestSupport", "DemoServer",
                 .product(name: "Formwork", package: "Formwork"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]

@@ -1,6 +1,7 @@
 import Formwork
 import FormworkTestSupport
 import FormworkWebSocketNIO
+import FormworkWebSocketNIOCore
 import Foundation
 import Testing
 
@@ -25,6 +26,22 @@ struct WebSocketNIOTests {
         configuration.webSocketTransport = NIOWebSocketTransport()
         configure(&configuration)
         return Session(configuration: configuration)
+    }
+
+    @Test("The client without TLS refuses a wss URL with an error that names the transport that opens it")
+    func connectorWithoutTLS() async throws {
+        let url = try #require(URL(string: "wss://127.0.0.1:1/ws/echo"))
+        await #expect(throws: NetworkError.self) {
+            _ = try await NIOWebSocketConnector(makeTLSHandler: nil).connect(
+                URLRequest(url: url), subprotocols: [], maximumMessageSize: 1 << 20)
+        }
+        do {
+            _ = try await NIOWebSocketConnector(makeTLSHandler: nil).connect(
+                URLRequest(url: url), subprotocols: [], maximumMessageSize: 1 << 20)
+        } catch let error as NetworkError {
+            #expect(error.kind == .invalidURL)
+            #expect(error.failureReason?.contains("NIOWebSocketTransport") == true)
+        }
     }
 
     @Test("Text and binary messages are echoed; the subprotocol offered is chosen")

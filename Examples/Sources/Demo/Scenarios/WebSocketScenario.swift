@@ -1,6 +1,6 @@
 import ExampleSupport
 import Formwork
-import FormworkWebSocketNIO
+import FormworkWebSocketNIOCore
 import Foundation
 import Observation
 
@@ -35,7 +35,9 @@ final class WebSocketScenario: Scenario {
         }
         let rate = stage.isPaced ? 4 : 40
         var configuration = Session.Configuration()
-        configuration.webSocketTransport = NIOWebSocketTransport()
+        // The WebSocket client without TLS (the feed is ws on 127.0.0.1): the demo links no TLS
+        // library. An app gives its sessions NIOWebSocketTransport(), which also opens wss URLs.
+        configuration.webSocketTransport = NIOWebSocketConnector(makeTLSHandler: nil)
         let session = Session(configuration: configuration)
         let model = RequestModel<WebSocketMessage>()
         let record = Record()

@@ -137,7 +137,7 @@ final class OutboxStore {
         guard descriptor >= 0 else {
             throw OutboxFiles.unusable("open the lock file", paths.lock, code: errno)
         }
-        guard OutboxFiles.retrying({ flock(descriptor, LOCK_EX | LOCK_NB) }) == 0 else {
+        guard lockBriefly(descriptor) == 0 else {
             let code = errno
             OutboxFiles.closeDescriptor(descriptor)
             guard code == EWOULDBLOCK else { throw OutboxFiles.unusable("lock", paths.lock, code: code) }
@@ -147,6 +147,21 @@ final class OutboxStore {
                 underlyingError: POSIXError(.EWOULDBLOCK))
         }
         return descriptor
+    }
+
+    /// Takes the lock without waiting for a holder, but tries again for up to 200 ms: a lock just
+    /// let go of can stay held for a moment by a child process the app is starting on another
+    /// thread (between its fork and its exec, the child shares the lock file's descriptor, which
+    /// is closed only at the exec), and an outbox reopened at that moment found its directory in
+    /// use. An outbox that really holds the directory still holds it after the retries.
+    /// - Returns: 0, or -1 with `errno` set by the last attempt.
+    private static func lockBriefly(_ descriptor: Int32) -> Int32 {
+        for _ in 0..<10 {
+            let result = OutboxFiles.retrying { flock(descriptor, LOCK_EX | LOCK_NB) }
+            guard result != 0, errno == EWOULDBLOCK else { return result }
+            usleep(20_000)
+        }
+        return OutboxFiles.retrying { flock(descriptor, LOCK_EX | LOCK_NB) }
     }
 
     /// Stores a new record durably; returns once it is on disk.

@@ -204,6 +204,16 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {  // 
         context.close(promise: nil)
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The server closed its side (connections allow half-closure, see `EndOfInputGate`): what
+        // was read is queued; nothing more comes.
+        if event as? ChannelEvent == .some(.inputClosed) {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         // On the next tick: an error fired while the channel closes (a frame over the limit)
         // names the failure better than "lost".

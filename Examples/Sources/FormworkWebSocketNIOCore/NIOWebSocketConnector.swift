@@ -68,11 +68,15 @@ public struct NIOWebSocketConnector: WebSocketTransport {
         let bootstrap = ClientBootstrap(group: handshake.eventLoop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelOption(.autoRead, value: false)
+            .channelOption(.allowRemoteHalfClosure, value: true)  // see EndOfInputGate
             .connectTimeout(.milliseconds(Int64(timeout * 1000)))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     if let makeTLSHandler { try pipeline.addHandler(try makeTLSHandler(host)) }
+                    let gate = EndOfInputGate()
+                    try pipeline.addHandler(gate)
+                    let loopBoundGate = NIOLoopBound(gate, eventLoop: channel.eventLoop)
                     let collector = RefusalCollector(handshake: handshake)
                     let upgrader = NIOWebSocketClientUpgrader(
                         maxFrameSize: max(min(maximumMessageSize, Int(UInt32.max)), 1),
@@ -88,12 +92,15 @@ public struct NIOWebSocketConnector: WebSocketTransport {
                                     maxAccumulatedFrameSize: max(maximumMessageSize, 1)))
                             try channel.pipeline.syncOperations.addHandler(handler)
                             handshake.succeed(NIOWebSocketConnection(channel: channel, handler: handler))
+                            // NIO hands the bytes read past the `101` to the new handlers once this
+                            // returns, in this tick: the end of input, if it came, goes after them.
+                            channel.eventLoop.execute { loopBoundGate.value.release() }
                         }
                     }
                     try pipeline.addHTTPClientHandlers(
                         leftOverBytesStrategy: .forwardBytes,
                         withClientUpgrade: (
-                            upgraders: [upgrader],
+                            upgraders: [GatedWebSocketUpgrader(upgrader: upgrader, gate: gate)],
                             completionHandler: {
                                 [collector = NIOLoopBound(collector, eventLoop: channel.eventLoop)] context in
                                 context.pipeline.syncOperations.removeHandler(collector.value, promise: nil)

@@ -44,7 +44,7 @@ struct WebSocketNIOTests {
         }
     }
 
-    @Test("A message the server sends just before it drops the connection is read before the loss, every time")
+    @Test("A message sent just before the server drops the connection is read before the loss, every time")
     func messageBeforeDropIsKept() async throws {
         let url = try #require(URL(string: try await Self.url("/ws/drop?after=1")))
         let connector = NIOWebSocketConnector(makeTLSHandler: nil)

@@ -97,6 +97,7 @@ struct Router: Sendable {
             + StreamRoutes.routes
             + CoalescingRoutes.routes
             + CacheRoutes.routes
+            + CookieRoutes.routes
             + StaticFileRoutes.routes
     )
 

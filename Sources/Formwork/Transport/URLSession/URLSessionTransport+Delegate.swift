@@ -29,16 +29,20 @@ final class URLSessionTaskLink: Sendable {
     let makeStream: (@Sendable () throws -> InputStream)?
     /// The exchange's trust (nil: the system's evaluation).
     let trust: TrustEvaluator?
+    /// Where the cookies responses set go, when Formwork keeps them (see ``CookieJar``).
+    let cookies: CookieJar?
     private let state = Protected(State())
 
     init(
         events: any TransportEvents, deliversAtCompletion: Bool,
-        makeStream: (@Sendable () throws -> InputStream)?, trust: TrustEvaluator? = nil
+        makeStream: (@Sendable () throws -> InputStream)?, trust: TrustEvaluator? = nil,
+        cookies: CookieJar? = nil
     ) {
         self.events = events
         self.deliversAtCompletion = deliversAtCompletion
         self.makeStream = makeStream
         self.trust = trust
+        self.cookies = cookies
     }
 
     /// The identifier of the task this link belongs to.
@@ -52,6 +56,7 @@ final class URLSessionTaskLink: Sendable {
     func receiveResponse(_ response: URLResponse) -> Bool {
         state.withLock { $0.hasResponse = true }
         guard let response = response as? HTTPURLResponse else { return true }
+        cookies?.store(from: response)
         return events.receiveResponseHead(TransportResponseHead(response))
     }
 
@@ -238,8 +243,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     ) {
         // Not routed: Formwork cancelled the task, and corelibs must not get an answer any more.
         guard let link = anyLink(task) else { return }
+        link.cookies?.store(from: response)
         var next = link.events.redirect(response, to: request)
         #if canImport(FoundationNetworking)
+            if let cookies = link.cookies { next = next.map(cookies.addingCookies(to:)) }
             // corelibs cannot enforce a trust policy: a hop to a host whose rules need it is not
             // made, and the exchange fails as it would have before its first byte.
             if let trust = link.trust, let url = next?.url, url.scheme?.lowercased() == "https",
@@ -260,6 +267,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     ) {
         let space = challenge.protectionSpace
         let link = anyLink(task)
+        if let cookies = link?.cookies, let response = challenge.failureResponse as? HTTPURLResponse {
+            cookies.store(from: response)
+        }
         #if canImport(Security)
             if let trust = link?.trust,
                 let verdict = TrustChallenge.answer(

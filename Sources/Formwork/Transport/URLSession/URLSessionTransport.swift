@@ -47,6 +47,9 @@ public final class URLSessionTransport: Transport {
     /// The serial queue the URLSession delivers its callbacks on; it slows the network down when
     /// they fall behind (see ``DeliveryQueue``).
     let deliveryQueue: DeliveryQueue
+    /// The cookies Formwork keeps instead of corelibs (Linux; nil elsewhere, and when the
+    /// configuration stores none): see ``CookieJar``.
+    let cookies: CookieJar?
 
     /// Creates the transport, with a `URLSession` for a copy of `configuration` with no
     /// `URLCache`.
@@ -57,8 +60,13 @@ public final class URLSessionTransport: Transport {
         let queue = DeliveryQueue(name: "org.formwork.session.delegate")
         self.router = router
         self.deliveryQueue = queue
-        self.urlSession = URLSession(
-            configuration: Self.safeCopy(of: configuration), delegate: router, delegateQueue: queue)
+        let configuration = Self.safeCopy(of: configuration)
+        #if canImport(FoundationNetworking)
+            self.cookies = CookieJar.takingOver(configuration)
+        #else
+            self.cookies = nil
+        #endif
+        self.urlSession = URLSession(configuration: configuration, delegate: router, delegateQueue: queue)
     }
 
     deinit {
@@ -123,7 +131,7 @@ public final class URLSessionTransport: Transport {
         }
         let link = URLSessionTaskLink(
             events: events, deliversAtCompletion: !request.isObserved, makeStream: makeStream,
-            trust: request.trust)
+            trust: request.trust, cookies: cookies)
         let (finalRequest, bodyFile, isObserved) = (urlRequest, file, request.isObserved)
         if request.waitsForReader {
             // Its body waits for an app's reader: on a URLSession (and delivery queue) of its own,

@@ -3,12 +3,13 @@
 # benchmark's features phase, and prints them as a Markdown table beside `plain` and `bare`.
 #
 #   swift build -c release --package-path Examples --product Benchmark
-#   Examples/Scripts/feature-instructions.sh [VARIANT ...]     # default: all nine
+#   Examples/Scripts/feature-instructions.sh [VARIANT ...]     # default: all ten
 #
 # Each variant runs twice under callgrind, with LOW and HIGH requests (default 200 and 600) after
 # the same warm-up, against a DemoServer started here (valgrind cannot start it); the instructions
 # per request are (total at HIGH - total at LOW) / (HIGH - LOW): start-up, warm-up and shut-down
-# cancel out. Counts are the same whatever else the machine is doing. Environment: BIN (the
+# cancel out. Counts do not depend on the machine's load, but the same binary's count moves by up
+# to ~17k instructions per request between runs (timers). Environment: BIN (the
 # release folder, default Examples/.build/release), LOW, HIGH, OUT (where the callgrind files
 # go, default a new temporary folder).
 set -eu
@@ -18,7 +19,7 @@ bin=${BIN:-$examples/.build/release}
 low=${LOW:-200}
 high=${HIGH:-600}
 out=${OUT:-$(mktemp -d)}
-variants=${*:-bare plain cache coalescing monitor retrier main-actor progress load-hook}
+variants=${*:-bare bare-no-cookies plain cache coalescing monitor retrier main-actor progress load-hook}
 mkdir -p "$out"
 
 # valgrind 3.19 cannot read the binary's debug info: count a copy without it.

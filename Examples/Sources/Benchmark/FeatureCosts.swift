@@ -48,11 +48,17 @@ struct FeatureCosts: Requestable {
         configuration.urlCache = nil
         let raw = URLSession(configuration: configuration)
         defer { raw.finishTasksAndInvalidate() }
+        let noCookies = URLSessionConfiguration.default
+        noCookies.urlCache = nil
+        noCookies.httpCookieAcceptPolicy = .never
+        let rawNoCookies = URLSession(configuration: noCookies)
+        defer { rawNoCookies.finishTasksAndInvalidate() }
         let container = await MainActor.run { Headless.View() }
         do {
             var operations: [(Variant, @Sendable () async throws -> Void)] = []
             for variant in variants {
-                operations.append((variant, try operation(variant, raw: raw, container: container)))
+                let urlSession = variant == .bareNoCookies ? rawNoCookies : raw
+                operations.append((variant, try operation(variant, raw: urlSession, container: container)))
             }
             let samples = try await SmallRequests.interleavedRounds(
                 operations, rounds: options.rounds, requests: options.requests, concurrency: 1,
@@ -77,19 +83,20 @@ struct FeatureCosts: Requestable {
         let check = { @Sendable (weather: SmallRequests.Weather) throws in
             guard weather.city == "shanghai" else { throw BenchmarkFailure("\(variant): \(weather.city)") }
         }
-        if variant == .bare {
+        if variant == .bare || variant == .bareNoCookies {
             let urlRequest = URLRequest(url: url)
             return {
                 let (data, response) = try await raw.data(for: urlRequest)
                 guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-                    throw BenchmarkFailure("bare: status \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+                    throw BenchmarkFailure(
+                        "\(variant): status \((response as? HTTPURLResponse)?.statusCode ?? 0)")
                 }
                 try check(try JSONDecoder().decode(SmallRequests.Envelope.self, from: data).data)
             }
         }
         let session = Self.session(for: variant)
         switch variant {
-        case .bare, .plain, .cache, .coalescing, .monitor, .retrier:
+        case .bare, .bareNoCookies, .plain, .cache, .coalescing, .monitor, .retrier:
             return { try check(try await self.send(form, session: session)) }
         case .mainActor:
             return { @MainActor in
@@ -122,7 +129,7 @@ struct FeatureCosts: Requestable {
             case .cache: configuration.cache = HTTPCache(memoryCapacity: 16 << 20)
             case .monitor: configuration.interceptors.eventMonitors = [SilentMonitor()]
             case .retrier: configuration.interceptors.retriers = [RetryPolicy()]
-            case .bare, .plain, .coalescing, .mainActor, .progress, .loadHook: break
+            case .bare, .bareNoCookies, .plain, .coalescing, .mainActor, .progress, .loadHook: break
             }
         }
     }

@@ -21,6 +21,10 @@ struct Options: Sendable {
     enum Feature: String, CaseIterable, Sendable {
         /// Raw `URLSession.data(for:)` + `JSONDecoder`, without a URLCache.
         case bare
+        /// `bare` with the configuration's cookie accept policy `.never`: raw `URLSession` without
+        /// corelibs reading every response header line as a cookie (on Linux, Formwork's
+        /// sessions skip that read and keep cookies themselves).
+        case bareNoCookies = "bare-no-cookies"
         /// A session with no cache, no coalescing, no monitors, no retriers.
         case plain
         /// `plain` with an in-memory `HTTPCache` (every request misses: `/weather` is not storable).

@@ -29,6 +29,11 @@ struct TransportTests {
         #expect((echo["headers"] as? [String: String])?["x-formwork"] == "yes")
     }
 
+    @Test("The recommended configuration leaves AsyncHTTPClient's own tracing off")
+    func noTracingOfItsOwn() {
+        #expect(AsyncHTTPClientTransport.recommendedConfiguration.tracing.tracer == nil)
+    }
+
     @Test("Repeated response fields are joined with a comma")
     func repeatedFields() async throws {
         let request = try serverRequest("/headers/set?X-Twice=one&X-Twice=two")

@@ -243,4 +243,26 @@ import Testing
         request.headers = [:]
         #expect(request.headers.isEmpty)
     }
+
+    @Test(
+        "Field names compare equal ignoring ASCII letter case only",
+        arguments: [
+            ("Content-Length", "content-length", true), ("X-Api-Key", "x-API-key", true), ("", "", true),
+            ("Content-Length", "Content-Type", false), ("a", "b", false), ("[", "{", false),
+            ("@", "`", false),
+            ("é", "É", false), ("ab", "abc", false),
+        ])
+    func asciiCaseInsensitiveNames(left: String, right: String, equal: Bool) {
+        #expect(left.equalsIgnoringASCIICase(right) == equal)
+        #expect(right.equalsIgnoringASCIICase(left) == equal)
+    }
+
+    @Test(
+        "Values lose leading and trailing spaces and tabs, and nothing else",
+        arguments: [
+            (" 207\t", "207"), ("207", "207"), ("  ", ""), ("", ""), ("a b", "a b"), ("\t a b \t", "a b"),
+        ])
+    func trimmingOWS(value: String, trimmed: String) {
+        #expect(value.trimmingOWS() == trimmed)
+    }
 }

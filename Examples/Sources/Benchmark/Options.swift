@@ -109,8 +109,8 @@ struct Options: Sendable {
           --server URL          use a running DemoServer (e.g. under valgrind, which cannot start one)
           --side SIDE           small requests through one side only (to profile it): raw or formwork;
                                 in the transports phase also ahc or formwork-ahc; in the features
-                                phase one of bare, plain, cache, coalescing, monitor, retrier,
-                                main-actor, progress, load-hook
+                                phase one of bare, bare-no-cookies, plain, cache, coalescing,
+                                monitor, retrier, main-actor, progress, load-hook
           --link SPEC           then run small requests, the download and the transports again over
                                 a simulated link, e.g. rtt=40ms,rate=400mbit (a LinkProxy in front
                                 of the server)

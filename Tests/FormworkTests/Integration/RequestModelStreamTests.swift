@@ -5,23 +5,80 @@ import Testing
 
 @testable import Formwork
 
-/// Waits (on the model's own changes, no polling) until `condition` holds.
+/// Waits (on the model's own changes, no polling) until `condition` holds, and records an issue
+/// saying what the model shows if it still does not hold after `seconds`: a stream that never
+/// gets there fails its test instead of hanging it.
+///
+/// The bound is longer than `eventually`'s 20 s because the model changes on the main actor, which
+/// `RequestModelServerTests.progressBurstIsCoalesced` blocks on purpose until its transfer ends (up
+/// to 60 s): under the whole Examples suite it held it for 11 s in one measured run, this suite's
+/// tests took about 25 s each, and a bound of 20 s failed some of their waits.
+/// - Parameters:
+///   - model: The model to watch.
+///   - seconds: How long to wait at most. Defaults to 90.
+///   - condition: The condition, checked on the main actor at each change of the model.
+/// - Returns: Whether the condition held in time.
 @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
 @MainActor
-func waitUntil<Value>(_ model: RequestModel<Value>, _ condition: @MainActor (RequestModel<Value>) -> Bool)
-    async
-{
+@discardableResult
+func waitUntil<Value>(
+    _ model: RequestModel<Value>, within seconds: TimeInterval = 90,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: @MainActor (RequestModel<Value>) -> Bool
+) async -> Bool {
+    let deadline = Date(timeIntervalSinceNow: seconds)  // `ContinuousClock` needs macOS 13 / iOS 16
     while !condition(model) {
+        let left = deadline.timeIntervalSinceNow
+        guard left > 0 else {
+            Issue.record(
+                "Not within \(Int(seconds)) s: the model is \(model.phase), its connection \(model.connection)",
+                sourceLocation: sourceLocation)
+            return false
+        }
+        let wake = Wake()
+        // Wakes the wait at the deadline if the model does not change before.
+        let timer = Task.detached {
+            try? await Task.sleep(nanoseconds: UInt64(left * 1_000_000_000))
+            wake.fire()
+        }
         await withCheckedContinuation { continuation in
+            wake.set(continuation)
             withObservationTracking {
                 _ = model.phase
                 _ = model.value
                 _ = model.connection
                 _ = model.fractionCompleted
             } onChange: {
-                continuation.resume()
+                wake.fire()
             }
         }
+        timer.cancel()
+    }
+    return true
+}
+
+/// Resumes one wait once: at the first of its wake-ups, also one that comes before the wait.
+private final class Wake: Sendable {
+    private let state = Protected((continuation: CheckedContinuation<Void, Never>?.none, fired: false))
+
+    /// The wait to resume; at once if a wake-up already came.
+    func set(_ continuation: CheckedContinuation<Void, Never>) {
+        let now = state.withLock { state -> Bool in
+            if state.fired { return true }
+            state.continuation = continuation
+            return false
+        }
+        if now { continuation.resume() }
+    }
+
+    /// A wake-up: resumes the wait if it is set and not resumed yet.
+    func fire() {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.fired else { return nil }
+            state.fired = true
+            return state.continuation.take()
+        }
+        continuation?.resume()
     }
 }
 

@@ -59,22 +59,31 @@ public struct URLQueryEncoder: Sendable {
     ///   unsupported value (``NetworkError/Reason/unsupportedValue``) or a non-finite number
     ///   (``NetworkError/Reason/invalidValue``), naming its ``NetworkError/parameterKeyPath``.
     func encode(_ parameters: Parameters) throws(NetworkError) -> String {
-        var pairs: [String] = []
-        for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
-            try append(value, key: key, path: key, to: &pairs)
+        // Written into one string as it goes; one parameter (the common case) needs no sort.
+        var query = ""
+        if parameters.count == 1, let (key, value) = parameters.first {
+            try append(value, key: key, path: key, to: &query)
+            return query
         }
-        return pairs.joined(separator: "&")
+        for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
+            try append(value, key: key, path: key, to: &query)
+        }
+        return query
     }
 
-    /// Appends the `key=value` pairs of one (possibly nested) value.
+    /// Appends the `key=value` pairs of one (possibly nested) value, each after a `&` unless it is
+    /// the first of `query`.
     /// - Parameters:
     ///   - key: The unencoded query key, e.g. `user[tags][]`.
     ///   - path: The key path for error messages, with indices, e.g. `user[tags][1]`.
     private func append(
-        _ value: Any, key: String, path: String, to pairs: inout [String]
+        _ value: Any, key: String, path: String, to query: inout String
     ) throws(NetworkError) {
         func pair(_ text: String) {
-            pairs.append(Self.percentEncoded(key) + "=" + Self.percentEncoded(text))
+            if !query.isEmpty { query += "&" }
+            query += Self.percentEncoded(key)
+            query += "="
+            query += Self.percentEncoded(text)
         }
         switch ParameterValue(value) {
         case .absent:
@@ -110,13 +119,13 @@ public struct URLQueryEncoder: Sendable {
                     }
                 try append(
                     element, key: elementKey, path: ParameterValue.keyPath(path, appending: "\(index)"),
-                    to: &pairs)
+                    to: &query)
             }
         case .dictionary(let dictionary):
             for (subkey, element) in dictionary.sorted(by: { $0.key < $1.key }) {
                 try append(
                     element, key: "\(key)[\(subkey)]", path: ParameterValue.keyPath(path, appending: subkey),
-                    to: &pairs)
+                    to: &query)
             }
         case .unsupported(let type):
             throw .unsupportedParameter(keyPath: path, type: type)

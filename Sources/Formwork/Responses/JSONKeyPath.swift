@@ -59,10 +59,11 @@ struct JSONKeyPath: Sendable, Equatable, CustomStringConvertible {
         return try result.get()
     }
 
-    /// The bytes of the value at this path.
+    /// The bytes of the value at this path: a slice of `data` (no copy; its indices are
+    /// `data`'s).
     func value(in data: Data) throws(Failure) -> Data {
         let range = try range(in: data)
-        return data.subdata(in: (data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound))
+        return data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]
     }
 }
 
@@ -71,15 +72,11 @@ struct JSONKeyPath: Sendable, Equatable, CustomStringConvertible {
 ///
 /// It allocates nothing per value: strings are checked in place and only member names on the
 /// target's way are compared, byte for byte when both sides are ASCII (else as `String`s, which
-/// compare by canonical equivalence).
+/// compare by canonical equivalence: `"\u{212A}"`, the Kelvin sign, equals `"K"`).
 private struct JSONScanner {
     /// The document, valid for as long as the scanner is used (see `JSONKeyPath.range(in:)`).
     let bytes: UnsafeBufferPointer<UInt8>
     let target: [String]
-    /// Each target component's UTF-8 bytes when it is ASCII, for comparing names in place.
-    let asciiTarget: [[UInt8]?]
-    /// Each target component as an array index, when it is an index's canonical decimal form.
-    let targetIndices: [Int?]
     var index = 0
     var found: Range<Int>?
     /// How deep nesting may go before the document is refused (guards the stack).
@@ -88,13 +85,12 @@ private struct JSONScanner {
     init(bytes: UnsafeBufferPointer<UInt8>, target: [String]) {
         self.bytes = bytes
         self.target = target
-        asciiTarget = target.map { component in
-            component.utf8.allSatisfy { $0 < 0x80 } ? Array(component.utf8) : nil
-        }
-        targetIndices = target.map { component in
-            guard let value = Int(component), value >= 0, String(value) == component else { return nil }
-            return value
-        }
+    }
+
+    /// `component` as an array index, when it is an index's canonical decimal form.
+    private static func arrayIndex(_ component: String) -> Int? {
+        guard let value = Int(component), value >= 0, String(value) == component else { return nil }
+        return value
     }
 
     mutating func findTarget() throws(JSONKeyPath.Failure) -> Range<Int> {
@@ -200,7 +196,8 @@ private struct JSONScanner {
     private func nameMatches(_ component: Int, from nameStart: Int, isPlainASCII: Bool)
         throws(JSONKeyPath.Failure) -> Bool
     {
-        if isPlainASCII, let expected = asciiTarget[component] {
+        let expected = target[component].utf8
+        if isPlainASCII, expected.allSatisfy({ $0 < 0x80 }) {
             // Between the quotes, without escapes: the bytes are the name.
             let name = bytes[(nameStart + 1)..<(index - 1)]
             return name.elementsEqual(expected)
@@ -219,7 +216,7 @@ private struct JSONScanner {
             index += 1
             return
         }
-        let wanted = matched.flatMap { $0 < target.count ? targetIndices[$0] : nil }
+        let wanted = matched.flatMap { $0 < target.count ? Self.arrayIndex(target[$0]) : nil }
         var element = 0
         while true {
             skipWhitespace()

@@ -26,6 +26,9 @@ struct JSONKeyPathTests {
             ("上海.x", #"{"上海":{"x":[]},"x":0}"#, "[]"),
             // Names compare as Swift strings do, by canonical equivalence: é (one scalar) is e + ◌́.
             ("caf\u{E9}", "{\"cafe\u{301}\":7}", "7"),
+            // A plain ASCII name still equals a component that is not ASCII but canonically the same
+            // (the Kelvin sign is K).
+            ("\u{212A}ey", #"{"Key":8}"#, "8"),
             ("a.b", #"{"a":{"c":1,"b":2,"bb":3},"b":4}"#, "2"),
         ])
     func finds(path: String, json: String, expected: String) throws {

@@ -43,6 +43,9 @@ final class DownloadFile: ResponseSink {
         var awaitsResumeAnswer: Bool
         /// The attempt whose 416 proved the partial file complete: its own body is not needed.
         var completedByAttempt: Int?
+        /// The attempt the request ended with, once it ended: a response of that attempt (or an
+        /// earlier one) that comes after is not opened, so no file outlives the end.
+        var closedAttempt = 0
     }
 
     /// How many times a download may start again from zero (or re-ask for the whole body) before
@@ -177,6 +180,9 @@ final class DownloadFile: ResponseSink {
         let headers = HTTPHeaders(responseHeadersOf: response)
         let length: Int64? = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
         return state.withLock { state -> SinkDecision in
+            // A head whose request ended while it was on its way (a cancel between the engine's
+            // check and this call): opening would create a partial file nothing removes.
+            guard attempt > state.closedAttempt else { return .collectInMemory }
             closeHandle(&state)
             state.attempt = attempt
             state.failure = nil
@@ -306,6 +312,7 @@ final class DownloadFile: ResponseSink {
     func close(attempt: Int, error: NetworkError?) -> NetworkError? {
         state.withLock { state -> NetworkError? in
             closeHandle(&state)
+            state.closedAttempt = max(state.closedAttempt, attempt)
             let result: NetworkError?
             if let error {
                 if error.isCancelled, !state.keepsPartialOnCancel {

@@ -46,16 +46,11 @@ extension RequestCore {
     /// executor), so a `Task` of its own would only add a hop per request.
     func outcome() async -> RequestOutcome {
         let attempt = beginFirstAttempt()
+        // Counted before the request can end: its completion may be handed to this task.
+        state.withLock { $0.awaitingTasks += 1 }
         return await withTaskCancellationHandler {
             if let attempt { await run(attempt: attempt) }
-            return await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> RequestOutcome? in
-                    if let outcome = state.machine.outcome { return outcome }
-                    state.waiters.append { continuation.resume(returning: $0) }
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
+            return await waitForOutcome()
         } onCancel: {
             self.cancel()
         }

@@ -6,7 +6,7 @@ import Foundation
 
 /// The events of one attempt's exchange: what the session's ``Transport`` reports goes to the
 /// request, with the attempt's number (events of an attempt that is over are ignored).
-final class AttemptEvents: TransportEvents {
+final class AttemptEvents: TransportEvents, WaitingTaskRunner {
     let core: RequestCore
     let attempt: Int
 
@@ -41,6 +41,10 @@ final class AttemptEvents: TransportEvents {
 
     func finish(_ error: (any Error)?) {
         core.taskDidComplete(error: error, attempt: attempt)
+    }
+
+    func runInWaitingTask(_ work: @escaping @Sendable () -> Void) -> Bool {
+        core.runInWaitingTask(work)
     }
 }
 

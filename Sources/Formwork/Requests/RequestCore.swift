@@ -52,6 +52,14 @@ final class RequestCore: Sendable {
         var links: [Link] = []
         var attemptStartHandlers: [@MainActor @Sendable () -> Void] = []
         var waiters: [@Sendable (RequestOutcome) -> Void] = []
+        /// Tasks that await the outcome (`outcome()`), from before they start the request until
+        /// they have it.
+        var awaitingTasks = 0
+        /// A task waiting for the outcome that runs a transport's completion work when handed
+        /// some (see ``RequestCore/waitForOutcome()``); taken when used, dropped at the outcome.
+        var waitingTask: OutcomeWait?
+        /// Completion work handed over before an awaiting task began to wait: its next wait runs it.
+        var pendingWork: (@Sendable () -> Void)?
 
         /// Feeds the machine one event. A reload it starts also starts the new run's clock in the
         /// same locked step (the machine itself dropped the previous run's outcome and attempt).
@@ -570,6 +578,7 @@ final class RequestCore: Sendable {
                 isBackgroundRefresh: state.machine.isBackgroundRefresh)
             let waiters = state.waiters
             state.waiters = []
+            state.waitingTask = nil
             return (outcome, waiters, state.event { $0.outcomeRecorded(outcome) })
         }
         reportFinish(outcome)

@@ -34,6 +34,15 @@ import Foundation
 /// a callback costs a lock and an append, and a wake-up only when the queue was idle. On Apple
 /// platforms, whose URLSession may add `Operation` objects too, the queue stays an
 /// `OperationQueue` (a single order for both kinds).
+///
+/// **A block added while the queue is idle may run at once** (the built-in transport's queue,
+/// ``runsIdleBlocksInline``; corelibs only). Corelibs hands a finished task's completion to the
+/// queue like any callback; running it on the adding thread (libcurl's queue) saves the hand-over
+/// to the queue's thread, as corelibs' own `data(for:)` does. Formwork's code never runs there:
+/// each delegate method of the transport sees ``runningInline`` and moves its call to the queue
+/// (``runAfterInlineBlock(_:)``), in order; a completion handler hands its work to the Swift task
+/// that awaits the request's outcome, or to the queue. Only corelibs' own bookkeeping around the
+/// call runs on libcurl's queue, as it does for `data(for:)`.
 final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counters are guarded by `condition`
     /// When adding work waits, and for how long.
     struct Limits: Sendable, Equatable {
@@ -91,6 +100,9 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
     }
 
     let limits: Limits
+    /// Whether a block added while the queue is idle runs at once on the adding thread (see the
+    /// type's notes); corelibs only.
+    let runsIdleBlocksInline: Bool
     private let condition = NSCondition()
     /// Operations added and not yet finished; guarded by `condition`.
     private var pending = 0
@@ -124,6 +136,29 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
     }
     private static let runnerKey = DispatchSpecificKey<Reference>()
 
+    #if canImport(FoundationNetworking)
+        /// The thread's delivery queue whose block runs inline right now (see the type's notes);
+        /// nil when the process has no thread-specific key left (nothing then runs inline).
+        private static let inlineKey: pthread_key_t? = {
+            var key = pthread_key_t()
+            return pthread_key_create(&key, nil) == 0 ? key : nil
+        }()
+
+    #endif
+
+    /// The delivery queue whose block runs inline on this thread right now, if any: Formwork's
+    /// code reached from such a block moves to the queue (``runAfterInlineBlock(_:)``). Always
+    /// nil on Apple platforms.
+    static var runningInline: DeliveryQueue? {
+        #if canImport(FoundationNetworking)
+            inlineKey.flatMap { pthread_getspecific($0) }.map {
+                Unmanaged<DeliveryQueue>.fromOpaque($0).takeUnretainedValue()
+            }
+        #else
+            nil
+        #endif
+    }
+
     /// The delivery queue whose work is running on the current thread, if any.
     static var running: DeliveryQueue? {
         DispatchQueue.getSpecific(key: runnerKey)?.queue ?? (OperationQueue.current as? DeliveryQueue)
@@ -148,8 +183,11 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
     /// - Parameters:
     ///   - name: The queue's name, as debuggers show it.
     ///   - limits: When adding work waits.
-    init(name: String, limits: Limits = .standard) {
+    ///   - runsIdleBlocksInline: Whether a block added while the queue is idle runs at once on
+    ///     the adding thread (see the type's notes).
+    init(name: String, limits: Limits = .standard, runsIdleBlocksInline: Bool = false) {
         self.limits = limits
+        self.runsIdleBlocksInline = runsIdleBlocksInline
         #if canImport(FoundationNetworking)
             runner = DispatchQueue(label: name)
         #endif
@@ -207,6 +245,13 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
         pending += 1
         counters.peakPending = max(counters.peakPending, pending)
         #if canImport(FoundationNetworking)
+            if runsIdleBlocksInline, !isDraining, !fromItself, let key = Self.inlineKey {
+                // Idle: nothing queued or running, so running it here keeps the order.
+                isDraining = true
+                condition.unlock()
+                runInline(block, key: key)
+                return
+            }
             queued.append(block)
             let startsDrain = !isDraining
             isDraining = true
@@ -249,6 +294,24 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
             }
         }
 
+        /// Runs `block` on this thread, marked as inline, then drains what it (or anyone) queued
+        /// meanwhile on the queue's thread. Called with the queue draining and unlocked.
+        private func runInline(_ block: () -> Void, key: pthread_key_t) {
+            pthread_setspecific(key, Unmanaged.passUnretained(self).toOpaque())
+            block()
+            pthread_setspecific(key, nil)
+            condition.lock()
+            finishLocked()
+            let more = head < queued.count
+            if !more {
+                queued.removeAll(keepingCapacity: true)
+                head = 0
+                isDraining = false
+            }
+            condition.unlock()
+            if more { runner.async { self.drain() } }
+        }
+
         /// Blocks until every block added so far has run.
         override func waitUntilAllOperationsAreFinished() {
             condition.lock()
@@ -256,6 +319,20 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
             condition.unlock()
         }
     #endif
+
+    /// Queues `work` to run on the queue's thread after the block that runs inline now (call only
+    /// from that block, on ``runningInline``): it never waits, as the queue was idle.
+    func runAfterInlineBlock(_ work: @escaping @Sendable () -> Void) {
+        #if canImport(FoundationNetworking)
+            condition.lock()
+            pending += 1
+            counters.peakPending = max(counters.peakPending, pending)
+            queued.append(work)
+            condition.unlock()
+        #else
+            addOperation(work)
+        #endif
+    }
 
     /// Runs `wait`, which blocks until a stream's reader makes room (`StreamBufferPolicy.slowDown`).
     /// On a delivery queue, callers that add work meanwhile keep waiting for it however long it

@@ -60,6 +60,13 @@ final class URLSessionTaskLink: Sendable {
         return events.receiveResponseHead(TransportResponseHead(response))
     }
 
+    /// Hands `work` (the task's completion) to a Swift task that awaits the request's outcome,
+    /// when the events have one (see ``WaitingTaskRunner``).
+    /// - Returns: `false` when none waits.
+    func runInWaitingTask(_ work: @escaping @Sendable () -> Void) -> Bool {
+        (events as? any WaitingTaskRunner)?.runInWaitingTask(work) ?? false
+    }
+
     /// Runs `answer` (a call of a URLSession completion handler) unless the task was cancelled,
     /// serialized with ``cancel(_:)``. corelibs traps when a completion handler answers a
     /// question (a response's disposition, a redirect) after a cancel changed the task's state
@@ -119,6 +126,10 @@ final class URLSessionTaskLink: Sendable {
 /// the task's ``TransportEvents`` (corelibs URLSession ignores per-task delegates on Linux),
 /// asks them about redirects and password challenges, and keeps corelibs' challenge quirks out
 /// of Formwork's engine.
+///
+/// A callback that comes from a block the ``DeliveryQueue`` runs inline on libcurl's queue moves
+/// to the queue first (``DeliveryQueue/runningInline``): Formwork's code never runs on libcurl's
+/// queue. (`needNewBodyStream` is the exception corelibs makes itself: libcurl asks it directly.)
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let routes = Protected([Int: URLSessionTaskLink]())
 
@@ -169,6 +180,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        if let queue = DeliveryQueue.runningInline {
+            return queue.runAfterInlineBlock {
+                self.urlSession(
+                    session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
+            }
+        }
         // Not routed: Formwork cancelled the task, and corelibs must not get an answer any more.
         guard let link = link(dataTask) else { return }
         let allow = link.receiveResponse(response)
@@ -176,10 +193,20 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if let queue = DeliveryQueue.runningInline {
+            return queue.runAfterInlineBlock {
+                self.urlSession(session, dataTask: dataTask, didReceive: data)
+            }
+        }
         link(dataTask)?.events.receiveBody(data)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let queue = DeliveryQueue.runningInline {
+            return queue.runAfterInlineBlock {
+                self.urlSession(session, task: task, didCompleteWithError: error)
+            }
+        }
         guard let link = routes.withLock({ $0.removeValue(forKey: task.taskIdentifier) }),
             !link.deliversAtCompletion
         else { return }
@@ -190,6 +217,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
+        if let queue = DeliveryQueue.runningInline {
+            return queue.runAfterInlineBlock {
+                self.urlSession(
+                    session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
+                    totalBytesExpectedToSend: totalBytesExpectedToSend)
+            }
+        }
         link(task)?.events.sent(
             totalBytes: totalBytesSent,
             expectedBytes: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
@@ -241,6 +275,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
+        if let queue = DeliveryQueue.runningInline {
+            return queue.runAfterInlineBlock {
+                self.urlSession(
+                    session, task: task, willPerformHTTPRedirection: response, newRequest: request,
+                    completionHandler: completionHandler)
+            }
+        }
         // Not routed: Formwork cancelled the task, and corelibs must not get an answer any more.
         guard let link = anyLink(task) else { return }
         link.cookies?.store(from: response)
@@ -265,6 +306,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        if let queue = DeliveryQueue.runningInline {
+            return queue.runAfterInlineBlock {
+                self.urlSession(
+                    session, task: task, didReceive: challenge, completionHandler: completionHandler)
+            }
+        }
         let space = challenge.protectionSpace
         let link = anyLink(task)
         if let cookies = link?.cookies, let response = challenge.failureResponse as? HTTPURLResponse {

@@ -57,7 +57,7 @@ public final class URLSessionTransport: Transport {
     ///   `urlCache` set to `nil`; yours is not changed). Defaults to `.default`.
     public init(configuration: URLSessionConfiguration = .default) {
         let router = URLSessionTransportDelegate()
-        let queue = DeliveryQueue(name: "org.formwork.session.delegate")
+        let queue = DeliveryQueue(name: "org.formwork.session.delegate", runsIdleBlocksInline: true)
         self.router = router
         self.deliveryQueue = queue
         let configuration = Self.safeCopy(of: configuration)
@@ -160,7 +160,16 @@ public final class URLSessionTransport: Transport {
             } else {
                 let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
                     data, response, error in
-                    router.completed(link, data: data, response: response, error: error)
+                    let complete: @Sendable () -> Void = {
+                        router.completed(link, data: data, response: response, error: error)
+                    }
+                    // Called from a block the delivery queue runs inline on libcurl's queue: the
+                    // work goes to the task that awaits the outcome, else to the queue.
+                    if let queue = DeliveryQueue.runningInline {
+                        if !link.runInWaitingTask(complete) { queue.runAfterInlineBlock(complete) }
+                        return
+                    }
+                    complete()
                 }
                 task =
                     bodyFile.map {

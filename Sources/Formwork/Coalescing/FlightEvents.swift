@@ -6,7 +6,7 @@ import Foundation
 
 /// The events of a task that identical requests share (coalescing): each event goes to every
 /// request's attempt in the ``Flight`` (and closes the flight to newcomers).
-final class FlightEvents: TransportEvents {
+final class FlightEvents: TransportEvents, WaitingTaskRunner {
     private let flight: @Sendable () -> Flight?
 
     /// Creates the events of the flight `flight` returns (set once the flight exists, before its
@@ -52,5 +52,17 @@ final class FlightEvents: TransportEvents {
             target.events.finish(error)
         }
         flight.taskEnded()
+    }
+
+    /// Hands `work` (the shared task's completion, which reaches every request in the flight) to
+    /// the first request whose task awaits its outcome. The completion is the flight's first
+    /// event: this closes the flight to newcomers, as delivering it would.
+    func runInWaitingTask(_ work: @escaping @Sendable () -> Void) -> Bool {
+        for target in targets {
+            if let runner = target.events as? any WaitingTaskRunner, runner.runInWaitingTask(work) {
+                return true
+            }
+        }
+        return false
     }
 }

@@ -46,6 +46,23 @@ struct AwaitedCompletionTests {
         }
     }
 
+    @Test("With coalescing on, an awaited request's completion runs in its task too")
+    func coalescedAwaitedCompletionRunsInTheTask() async throws {
+        let coalescing = Session()
+        let place = Protected<Place?>(nil)
+        let data = try await client.request(
+            TestForm(url: try await DemoServer.url("/weather?city=lima")), session: coalescing
+        )
+        .validate { _, _, _ in place.withLock { $0 = .here } }
+        .data()
+        #expect(!data.isEmpty)
+        #if canImport(FoundationNetworking)
+            #expect(place.current == Place(onDeliveryQueue: false, onLibcurlQueue: false))
+        #else
+            #expect(place.current == Place(onDeliveryQueue: true, onLibcurlQueue: false))
+        #endif
+    }
+
     @Test("A request nobody awaits completes on the delivery queue, never on libcurl's queue")
     func chainedCompletionRunsOnTheQueue() async throws {
         let place = Protected<Place?>(nil)

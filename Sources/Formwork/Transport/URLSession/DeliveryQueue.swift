@@ -297,9 +297,11 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {  // its counter
         /// Runs `block` on this thread, marked as inline, then drains what it (or anyone) queued
         /// meanwhile on the queue's thread. Called with the queue draining and unlocked.
         private func runInline(_ block: () -> Void, key: pthread_key_t) {
+            // Restores what was there: another session's queue may run a block inline around this.
+            let outer = pthread_getspecific(key)
             pthread_setspecific(key, Unmanaged.passUnretained(self).toOpaque())
             block()
-            pthread_setspecific(key, nil)
+            pthread_setspecific(key, outer)
             condition.lock()
             finishLocked()
             let more = head < queued.count

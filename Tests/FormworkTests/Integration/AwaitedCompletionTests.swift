@@ -28,8 +28,12 @@ struct AwaitedCompletionTests {
     /// A session with nothing between the request and the built-in transport (coalescing off).
     let session = Session { $0.coalescesRequests = false }
 
-    @Test("An awaited request's completion runs in the awaiting task, not on a queue of URLSession's")
-    func awaitedCompletionRunsInTheTask() async throws {
+    @Test(
+        "An awaited request's completion runs in the awaiting task, not on a queue of URLSession's",
+        arguments: [false, true])
+    func awaitedCompletionRunsInTheTask(coalescing: Bool) async throws {
+        // With coalescing on, the shared task's completion goes to the first request that awaits.
+        let session = coalescing ? Session() : session
         for _ in 0..<5 {
             let place = Protected<Place?>(nil)
             let data = try await client.request(
@@ -44,23 +48,6 @@ struct AwaitedCompletionTests {
                 #expect(place.current == Place(onDeliveryQueue: true, onLibcurlQueue: false))
             #endif
         }
-    }
-
-    @Test("With coalescing on, an awaited request's completion runs in its task too")
-    func coalescedAwaitedCompletionRunsInTheTask() async throws {
-        let coalescing = Session()
-        let place = Protected<Place?>(nil)
-        let data = try await client.request(
-            TestForm(url: try await DemoServer.url("/weather?city=lima")), session: coalescing
-        )
-        .validate { _, _, _ in place.withLock { $0 = .here } }
-        .data()
-        #expect(!data.isEmpty)
-        #if canImport(FoundationNetworking)
-            #expect(place.current == Place(onDeliveryQueue: false, onLibcurlQueue: false))
-        #else
-            #expect(place.current == Place(onDeliveryQueue: true, onLibcurlQueue: false))
-        #endif
     }
 
     @Test("A request nobody awaits completes on the delivery queue, never on libcurl's queue")

@@ -1,34 +1,18 @@
 import Foundation
 
-/// One wait of a task for its request's outcome (see `RequestCore.waitForOutcome()`): resumed
-/// once, with the outcome, or with a transport's completion work to run first.
-final class OutcomeWait: Sendable {
-    /// What ends the wait.
-    enum Wake: Sendable {
-        /// The request's outcome.
-        case outcome(RequestOutcome)
-        /// Work to run in the waiting task; the wait starts again after it.
-        case work(@Sendable () -> Void)
-    }
-
-    private let continuation: Protected<CheckedContinuation<Wake, Never>?>
-
-    init(_ continuation: CheckedContinuation<Wake, Never>) {
-        self.continuation = Protected(continuation)
-    }
-
-    /// Ends the wait with `wake`, unless it ended already.
-    /// - Returns: Whether this call ended it.
-    @discardableResult
-    func resume(_ wake: Wake) -> Bool {
-        let continuation = continuation.withLock { continuation in
-            defer { continuation = nil }
-            return continuation
-        }
-        continuation?.resume(returning: wake)
-        return continuation != nil
-    }
+/// What ends one wait of a task for its request's outcome (see `RequestCore.waitForOutcome()`).
+enum OutcomeWake: Sendable {
+    /// The request's outcome.
+    case outcome(RequestOutcome)
+    /// Work to run in the waiting task; the wait starts again after it.
+    case work(@Sendable () -> Void)
 }
+
+/// One wait of a task for its request's outcome. Unchecked: it is kept in the request's state and
+/// resumed once, by whoever takes it out of there under the request's lock (a checked
+/// continuation allocates a canary per wait; the class, lock and closure that wrapped it before
+/// cost about 4,000 instructions per awaited request, most requests wait twice).
+typealias OutcomeWait = UnsafeContinuation<OutcomeWake, Never>
 
 extension RequestCore {
     /// Waits for the request's outcome, as one of the ``State/awaitingTasks`` (which the caller
@@ -37,10 +21,8 @@ extension RequestCore {
     /// waits again, usually for an outcome that is already there.
     func waitForOutcome() async -> RequestOutcome {
         while true {
-            let wake = await withCheckedContinuation {
-                (continuation: CheckedContinuation<OutcomeWait.Wake, Never>) in
-                let wait = OutcomeWait(continuation)
-                let ready = state.withLock { state -> OutcomeWait.Wake? in
+            let wake = await withUnsafeContinuation { (wait: OutcomeWait) in
+                let ready = state.withLock { state -> OutcomeWake? in
                     if let work = state.pendingWork {
                         state.pendingWork = nil
                         return .work(work)
@@ -49,17 +31,20 @@ extension RequestCore {
                         state.awaitingTasks -= 1
                         return .outcome(outcome)
                     }
-                    state.waiters.append { wait.resume(.outcome($0)) }
-                    if state.waitingTask == nil { state.waitingTask = wait }
+                    if state.waitingTask == nil {
+                        state.waitingTask = wait
+                    } else {
+                        state.otherWaits.append(wait)
+                    }
                     return nil
                 }
-                if let ready { wait.resume(ready) }
+                if let ready { wait.resume(returning: ready) }
             }
             switch wake {
             case .work(let work):
                 work()
             case .outcome(let outcome):
-                // Resumed by the outcome's waiters: work handed over meanwhile still runs here,
+                // Resumed by the outcome: work handed over meanwhile still runs here,
                 // then this task stops counting as one that awaits.
                 while let work = takePendingWorkOrLeave() { work() }
                 return outcome
@@ -98,7 +83,9 @@ extension RequestCore {
             return .keptForTheNextWait
         }
         switch handover {
-        case .toWait(let wait): return wait.resume(.work(work))
+        case .toWait(let wait):
+            wait.resume(returning: .work(work))
+            return true
         case .keptForTheNextWait: return true
         case .nobodyAwaits: return false
         }

@@ -51,13 +51,15 @@ final class RequestCore: Sendable {
         /// The handler chain, in the order chained (the machine says which one runs next).
         var links: [Link] = []
         var attemptStartHandlers: [@MainActor @Sendable () -> Void] = []
-        var waiters: [@Sendable (RequestOutcome) -> Void] = []
         /// Tasks that await the outcome (`outcome()`), from before they start the request until
         /// they have it.
         var awaitingTasks = 0
         /// A task waiting for the outcome that runs a transport's completion work when handed
-        /// some (see ``RequestCore/waitForOutcome()``); taken when used, dropped at the outcome.
+        /// some (see ``RequestCore/waitForOutcome()``); taken when used or at the outcome.
         var waitingTask: OutcomeWait?
+        /// The other tasks waiting for the outcome (one request awaited by several), taken at the
+        /// outcome.
+        var otherWaits: [OutcomeWait] = []
         /// Completion work handed over before an awaiting task began to wait: its next wait runs it.
         var pendingWork: (@Sendable () -> Void)?
 
@@ -561,10 +563,8 @@ final class RequestCore: Sendable {
         }
         prepared?.removeTemporaryFiles()
 
-        typealias Delivery = (
-            RequestOutcome, [@Sendable (RequestOutcome) -> Void], RequestStateMachine.Action
-        )
-        let (outcome, waiters, next) = state.withLock { state -> Delivery in
+        typealias Delivery = (RequestOutcome, OutcomeWait?, [OutcomeWait], RequestStateMachine.Action)
+        let (outcome, waitingTask, otherWaits, next) = state.withLock { state -> Delivery in
             let duration = state.startedAt.map { Date().timeIntervalSince($0) } ?? 0
             let last = state.machine.latest
             let outcome = RequestOutcome(
@@ -576,14 +576,15 @@ final class RequestCore: Sendable {
                 duration: duration,
                 cache: last?.delivery ?? .network,
                 isBackgroundRefresh: state.machine.isBackgroundRefresh)
-            let waiters = state.waiters
-            state.waiters = []
+            let waits = (state.waitingTask, state.otherWaits)
             state.waitingTask = nil
-            return (outcome, waiters, state.event { $0.outcomeRecorded(outcome) })
+            state.otherWaits = []
+            return (outcome, waits.0, waits.1, state.event { $0.outcomeRecorded(outcome) })
         }
         reportFinish(outcome)
         host.requestEnded(self)
-        for waiter in waiters { waiter(outcome) }
+        waitingTask?.resume(returning: .outcome(outcome))
+        for wait in otherWaits { wait.resume(returning: .outcome(outcome)) }
         perform(next)
     }
 

@@ -63,4 +63,30 @@ extension RequestCore.State {
             } ?? false
         return notifies ? progressObservers : nil
     }
+
+    /// On success, the last progress update observers hear must equal the total (a chunked body
+    /// has none until now; a throttled last update may not have been passed on): records it.
+    /// - Returns: The final value and the observers to tell (outside the lock), or nil for none.
+    mutating func recordFinalProgress(
+        attempt: Int, direction: RequestCore.ProgressDirection
+    ) -> (TransferProgress, [RequestCore.ProgressObserver])? {
+        let final = machine.updateRunning(attempt: attempt) { values -> TransferProgress? in
+            if values.progress == nil, direction == .upload, let sent = values.prepared.bodyLength {
+                // No progress came while sending (a transport that reports the whole exchange
+                // at its end): the whole body was sent.
+                values.bytesSent = max(values.bytesSent, sent)
+                values.progress = TransferProgress(completedBytes: sent, totalBytes: sent)
+            }
+            guard let progress = values.progress else { return nil }
+            let final = TransferProgress(
+                completedBytes: progress.completedBytes, totalBytes: progress.completedBytes)
+            if progress == final, values.notifiedProgress == final { return nil }
+            values.notifiedProgress = nil  // so that the final value is passed on
+            return final
+        }
+        guard let final = final ?? nil, let observers = recordProgress(final, attempt: attempt) else {
+            return nil
+        }
+        return (final, observers)
+    }
 }

@@ -57,20 +57,26 @@ extension RequestCore {
         head: ResponseHead, expectedContentLength: @autoclosure () -> Int64,
         delivery: CacheDelivery = .network, attempt: Int
     ) -> Bool {
-        let current = state.withLock { state -> Bool in
-            guard state.machine.responseReceived(attempt: attempt) == .record else { return false }
+        // Without a sink that opens for this head, a download's progress starts at zero of the
+        // expected length, recorded in the same locked step.
+        let http = sink == nil ? nil : head.httpURLResponse
+        var start: TransferProgress?
+        if http == nil, progressDirection == .download {
+            let length = expectedContentLength()
+            start = TransferProgress(completedBytes: 0, totalBytes: length >= 0 ? length : nil)
+        }
+        let (current, observers) = state.withLock { state -> (Bool, [ProgressObserver]?) in
+            guard state.machine.responseReceived(attempt: attempt) == .record else { return (false, nil) }
             state.machine.updateRunning(attempt: attempt) { values in
                 values.response = head
                 values.delivery = delivery
             }
-            return true
+            return (true, start.flatMap { state.recordProgress($0, attempt: attempt) })
         }
         guard current else { return false }
-        guard let sink, let http = head.httpURLResponse else {
-            if progressDirection == .download {
-                let length = expectedContentLength()
-                let total = length >= 0 ? length : nil
-                updateProgress(TransferProgress(completedBytes: 0, totalBytes: total), attempt: attempt)
+        guard let sink, let http else {
+            if let start, let observers {
+                for observer in observers { observer(start, attempt) }
             }
             return true
         }
@@ -92,30 +98,51 @@ extension RequestCore {
 
     func taskDidReceive(data: Data, attempt: Int) {
         enum Target {
+            /// Kept in memory, with the download's progress to record, if any.
             case memory(TransferProgress?)
             case sink
             case ignore
         }
-        let target = state.withLock { state -> Target in
-            guard state.machine.dataReceived(attempt: attempt) == .record else { return .ignore }
-            return state.machine.updateRunning(attempt: attempt) { values -> Target in
-                guard values.sinkFailure == nil else { return .ignore }
-                values.bytesReceived += Int64(data.count)
-                if values.writesToSink { return .sink }
-                if sink != nil, values.body.count + data.count > Self.errorBodyLimit { return .ignore }
-                values.body.append(data)
-                guard progressDirection == .download, var progress = values.progress else {
-                    return .memory(nil)
-                }
-                progress.completedBytes += Int64(data.count)
-                return .memory(progress)
-            } ?? .ignore
+        enum Delivery {
+            case observers(TransferProgress, [ProgressObserver])
+            case sink
+            case none
         }
-        switch target {
-        case .ignore:
+        let delivery = state.withLock { state -> Delivery in
+            guard state.machine.dataReceived(attempt: attempt) == .record else { return .none }
+            let target =
+                state.machine.updateRunning(attempt: attempt) { values -> Target in
+                    guard values.sinkFailure == nil else { return .ignore }
+                    values.bytesReceived += Int64(data.count)
+                    if values.writesToSink { return .sink }
+                    if sink != nil, values.body.count + data.count > Self.errorBodyLimit { return .ignore }
+                    // Most bodies come in one piece (a task that reports at its end): kept as is
+                    // (unless a slice: an outcome's body starts at index 0).
+                    if values.body.isEmpty, data.startIndex == 0 {
+                        values.body = data
+                    } else {
+                        values.body.append(data)
+                    }
+                    guard progressDirection == .download, var progress = values.progress else {
+                        return .memory(nil)
+                    }
+                    progress.completedBytes += Int64(data.count)
+                    return .memory(progress)
+                } ?? .ignore
+            switch target {
+            case .ignore, .memory(nil): return .none
+            case .sink: return .sink
+            case .memory(let progress?):
+                // Recorded in this locked step; observers hear it outside the lock.
+                guard let observers = state.recordProgress(progress, attempt: attempt) else { return .none }
+                return .observers(progress, observers)
+            }
+        }
+        switch delivery {
+        case .none:
             return
-        case .memory(let progress):
-            if let progress { updateProgress(progress, attempt: attempt) }
+        case .observers(let progress, let observers):
+            for observer in observers { observer(progress, attempt) }
         case .sink:
             guard let sink else { return }
             do {
@@ -206,13 +233,21 @@ extension RequestCore {
         // The sink and the cache answer what only they know; the machine decides what follows.
         guard let failure else {
             let wantsNextSegment = sink?.wantsNextSegment() == true
-            if !wantsNextSegment, let final = finalProgress(attempt: attempt) {
-                updateProgress(final, attempt: attempt)
+            // The final progress is recorded in the step that ends the attempt; observers hear it
+            // before the outcome is delivered.
+            let (action, final) = state.withLock { state in
+                let final =
+                    wantsNextSegment
+                    ? nil : state.recordFinalProgress(attempt: attempt, direction: progressDirection)
+                return (
+                    state.event { $0.attemptSucceeded(attempt: attempt, wantsNextSegment: wantsNextSegment) },
+                    final
+                )
             }
-            perform(
-                state.withLock {
-                    $0.event { $0.attemptSucceeded(attempt: attempt, wantsNextSegment: wantsNextSegment) }
-                })
+            if let (progress, observers) = final {
+                for observer in observers { observer(progress, attempt) }
+            }
+            perform(action)
             if !wantsNextSegment, snapshot.refreshesAfterAnswer { refreshInBackground(after: attempt) }
             return
         }
@@ -260,27 +295,5 @@ extension RequestCore {
         }
         guard let (progress, observers) = pending else { return }
         for observer in observers { observer(progress, attempt) }
-    }
-
-    /// On success, the last progress update observers hear must equal the total (a chunked body
-    /// has none until now; a throttled last update may not have been passed on).
-    private func finalProgress(attempt: Int) -> TransferProgress? {
-        state.withLock { state in
-            state.machine.updateRunning(attempt: attempt) { values -> TransferProgress? in
-                if values.progress == nil, progressDirection == .upload, let sent = values.prepared.bodyLength
-                {
-                    // No progress came while sending (a transport that reports the whole exchange
-                    // at its end): the whole body was sent.
-                    values.bytesSent = max(values.bytesSent, sent)
-                    values.progress = TransferProgress(completedBytes: sent, totalBytes: sent)
-                }
-                guard let progress = values.progress else { return nil }
-                let final = TransferProgress(
-                    completedBytes: progress.completedBytes, totalBytes: progress.completedBytes)
-                if progress == final, values.notifiedProgress == final { return nil }
-                values.notifiedProgress = nil  // so that the final value is passed on
-                return final
-            } ?? nil
-        }
     }
 }

@@ -110,6 +110,8 @@ private struct JSONScanner {
     }
 
     private mutating func skipWhitespace() {
+        // Most documents have none between their tokens: one test when the next byte is not.
+        guard index < bytes.count, bytes[index] <= 0x20 else { return }
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -240,8 +242,21 @@ private struct JSONScanner {
     /// invalid UTF-8. Returns `true` when it is plain ASCII without escapes.
     private mutating func skipString() throws(JSONKeyPath.Failure) -> Bool {
         index += 1
+        let contentStart = index
+        // Most strings are printable ASCII up to their closing quote.
+        skipPlainASCII()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            index += 1
+            return true
+        }
+        return try skipRestOfString(from: contentStart)
+    }
+
+    /// The rest of `skipString`, from where its plain ASCII ended (`contentStart`: just past the
+    /// opening quote).
+    private mutating func skipRestOfString(from contentStart: Int) throws(JSONKeyPath.Failure) -> Bool {
         // The raw bytes since the last escape, checked as UTF-8 where `decodeString` checks them.
-        var segmentStart = index
+        var segmentStart = contentStart
         var segmentIsASCII = true
         var isPlainASCII = true
         while index < bytes.count {
@@ -279,9 +294,8 @@ private struct JSONScanner {
         var next = index
         while next < bytes.count {
             let byte = bytes[next]
-            if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                break
-            }
+            // Printable ASCII (0x20...0x7F) other than a quote or a backslash.
+            if byte &- 0x20 >= 0x60 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
             next += 1
         }
         index = next

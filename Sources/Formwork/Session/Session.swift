@@ -189,12 +189,14 @@ public final class Session: Sendable {
     /// A data request for `form` that has not started: whoever makes one starts it, e.g. with
     /// an async accessor (``Requestable/send(_:session:)`` does, saving the scheduled start's task).
     func makeDataRequest(_ form: some RequestFormable) -> DataRequest {
-        // Read once, here on the caller's actor; only the Sendable snapshot goes into the builder.
-        let (form, configuration, memo) = (FormSnapshot(form), self.configuration, self.memo)
+        // The form is read once, here on the caller's actor; only its Sendable snapshot goes into
+        // the builder, with the session (whose configuration never changes: capturing it rather
+        // than a copy of the configuration saves a copy and a teardown of its fields per request).
+        let form = FormSnapshot(form)
         return DataRequest(
             core: RequestCore(
                 host: self,
-                build: .immediate { _ in
+                build: .immediate { [self] _ in
                     let (request, headersChecked) = try URLRequestBuilder.request(
                         for: form, configuration: configuration, memo: memo)
                     return PreparedRequest(

@@ -21,8 +21,10 @@ import Foundation
 struct Protected<Value>: @unchecked Sendable {  // every access to the value holds the lock
     private let storage: Storage
 
-    init(_ value: Value) {
-        storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in value }, to: Storage.self)
+    init(_ value: consuming Value) {
+        // Moved into the storage, not copied (a copy retains every reference the value holds).
+        var value = Optional(value)
+        storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in value.take()! }, to: Storage.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
             pthread_mutex_init(mutex, nil)

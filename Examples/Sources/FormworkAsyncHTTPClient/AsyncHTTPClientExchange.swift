@@ -63,24 +63,15 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         var paused: EventLoopPromise<Void>?
     }
 
-    let client: HTTPClient
+    /// The transport: its client, loop chooser, clients of pinned hosts and requests made before.
+    let transport: AsyncHTTPClientTransport
     let request: TransportRequest
     let events: any TransportEvents
     let delivery: DispatchQueue?
     let state = NIOLockedValueBox(State())
 
-    /// The transport's loop chooser.
-    let loops: LoopChooser
-    /// The transport's clients of pinned hosts.
-    let pinnedHosts: PinnedHosts
-
-    init(
-        client: HTTPClient, loops: LoopChooser, pinnedHosts: PinnedHosts, request: TransportRequest,
-        events: any TransportEvents
-    ) {
-        self.client = client
-        self.loops = loops
-        self.pinnedHosts = pinnedHosts
+    init(transport: AsyncHTTPClientTransport, request: TransportRequest, events: any TransportEvents) {
+        self.transport = transport
         self.request = request
         self.events = events
         self.delivery = request.bodyMayBlock ? DispatchQueue(label: "formwork.asynchttpclient.delivery") : nil
@@ -112,11 +103,6 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         if let current { current.eventLoop.execute { current.cancel() } }
     }
 
-    /// Runs an event where events run: inline on the loop, or on the delivery queue.
-    private func deliver(_ work: @escaping @Sendable () -> Void) {
-        if let delivery { delivery.async(execute: work) } else { work() }
-    }
-
     /// Ends the exchange once with `error` (already in its final form; nil is success); a cancel
     /// or the transport's own failure wins.
     private func complete(_ error: (any Error)?) {
@@ -131,7 +117,11 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         }
         guard let outcome else { return }
         outcome.paused?.succeed()
-        deliver { self.events.finish(outcome.error) }
+        if let delivery {
+            delivery.async { self.events.finish(outcome.error) }
+        } else {
+            events.finish(outcome.error)
+        }
     }
 
     // MARK: - Hops
@@ -150,14 +140,25 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         var route: (tls: TLSConfiguration?, pinned: PinnedHost?) = (nil, nil)
         do {
             guard let url = urlRequest.url else { throw URLError(.badURL) }
-            var headers = NIOHTTP1.HTTPHeaders()
-            for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] where !Self.isFraming(name) {
-                headers.add(name: name, value: value)
-            }
             if let trust = request.trust { route = try trustRoute(for: url, trust: trust) }
-            hop = try HTTPClient.Request(
-                url: url, method: NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
-                headers: headers, body: made.body, tlsConfiguration: route.tls)
+            let method = urlRequest.httpMethod ?? "GET"
+            let fields = urlRequest.allHTTPHeaderFields ?? [:]
+            // Only a request without a body or TLS settings of its own is the same when sent again.
+            let key =
+                made.body == nil && route.tls == nil
+                ? HopRequests.Key(url: url, method: method, fields: fields) : nil
+            if let key, let known = transport.hopRequests.request(for: key) {
+                hop = known
+            } else {
+                var headers = NIOHTTP1.HTTPHeaders()
+                for (name, value) in fields where !Self.isFraming(name) {
+                    headers.add(name: name, value: value)
+                }
+                hop = try HTTPClient.Request(
+                    url: url, method: NIOHTTP1.HTTPMethod(rawValue: method), headers: headers,
+                    body: made.body, tlsConfiguration: route.tls)
+                if let key { transport.hopRequests.remember(hop, for: key) }
+            }
         } catch {
             return complete(AsyncHTTPClientTransport.urlError(for: error))
         }
@@ -167,13 +168,13 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             state.hop = (urlRequest, body, made.expected)
             state.pinned = route.pinned
         }
-        let loop = loops.take()
-        let client = route.pinned?.client ?? client
+        let loop = transport.loops.take()
+        let client = route.pinned?.client ?? transport.client
         let task = client.execute(request: hop, delegate: self, eventLoop: .delegate(on: loop), deadline: nil)
         // The hop's end, whichever way it ends (also a request the client refused at once, which
         // never reaches the delegate): the loop goes back first.
         task.futureResult.whenComplete { result in
-            self.loops.giveBack(loop)
+            self.transport.loops.giveBack(loop)
             switch result {
             case .success: self.hopFinished()
             case .failure(let error): self.complete(AsyncHTTPClientTransport.urlError(for: error))
@@ -201,7 +202,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
         guard !rules.isEmpty else { return (nil, nil) }
         var pinned: PinnedHost?
         if let pinSet = rules.pinSet, pinSet.expires.map({ Date() < $0 }) ?? true {
-            pinned = pinnedHosts.host(for: rules, pinSet: pinSet)
+            pinned = transport.pinnedHosts.host(for: rules, pinSet: pinSet)
         } else if let refusal = trust.refusal(
             forHostWithoutEvaluation: host, transportName: "the AsyncHTTPClient transport",
             appliesAnchorsAndIdentity: true)
@@ -251,7 +252,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             } catch {
                 throw URLError(.fileDoesNotExist, userInfo: [NSUnderlyingErrorKey: error])
             }
-            let loops = client.eventLoopGroup
+            let loops = transport.client.eventLoopGroup
             return (
                 .stream(contentLength: size) { writer in
                     ChunkSource(file: url).pump(to: writer, on: loops.any())
@@ -259,7 +260,7 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             )
         case .stream(let factory):
             let source = ChunkSource(stream: try factory())
-            let loops = client.eventLoopGroup
+            let loops = transport.client.eventLoopGroup
             return (.stream(contentLength: nil) { writer in source.pump(to: writer, on: loops.any()) }, nil)
         }
     }
@@ -282,7 +283,11 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
             state.sentBytes += Int64(part.readableBytes)
             return (state.sentBytes, state.hop?.expected)
         }
-        deliver { self.events.sent(totalBytes: total, expectedBytes: expected) }
+        if let delivery {
+            delivery.async { self.events.sent(totalBytes: total, expectedBytes: expected) }
+        } else {
+            events.sent(totalBytes: total, expectedBytes: expected)
+        }
     }
 
     // The end (success or error) is read from the hop's future: see `startHop`.
@@ -301,11 +306,12 @@ final class AsyncHTTPClientTransportTask: TransportTask, HTTPClientResponseDeleg
     }
 
     private func decide(_ head: HTTPResponseHead) -> HopMode {
-        guard let hop = state.withLockedValue({ $0.hop }), let url = hop.request.url else {
+        let (hop, pinned) = state.withLockedValue { ($0.hop, $0.pinned) }
+        guard let hop, let url = hop.request.url else {
             state.withLockedValue { $0.failure = URLError(.badServerResponse) }
             return .stop
         }
-        if let pinned = state.withLockedValue({ $0.pinned }), pinned.pinSet.mode == .reportOnly {
+        if let pinned, pinned.pinSet.mode == .reportOnly {
             // The connection passed whatever its chain (the set only reports): each request to the
             // host reports a mismatch, with the chain of the host's latest connection.
             _ = request.trust?.evaluate(host: pinned.host, certificateChain: pinned.checker.latestChain)

@@ -20,7 +20,7 @@
         /// Cancels `task` off libcurl's queue, where corelibs asks for the body (its cancel waits
         /// for that queue, which would trap there). Serialized with the link's answers; the task
         /// stays routed, so that its end reports the link's failure.
-        static func cancel(_ task: URLSessionTask, link: URLSessionTaskLink) {
+        static func cancel(_ task: URLSessionTask, link: URLSessionTransportTask) {
             queue.async {
                 DeliveryQueue.countingWaitForNetwork { link.cancel { task.cancel() } }
             }

@@ -4,124 +4,6 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One URLSession task's link to its ``TransportEvents``, and what the delegate learned about
-/// the task along the way.
-final class URLSessionTaskLink: Sendable {
-    private struct State {
-        /// A response Formwork must report in place of the task's own end: a challenge declined
-        /// on corelibs, where the task can only be ended by cancelling it.
-        var declinedChallenge: HTTPURLResponse?
-        /// A failure that replaces the task's own end (a body stream that could not be made).
-        var failure: (any Error)?
-        /// Whether the response head was reported.
-        var hasResponse = false
-        /// The task's identifier, once it exists.
-        var taskID: Int?
-        /// Whether Formwork cancelled the task.
-        var cancelled = false
-    }
-
-    let events: any TransportEvents
-    /// Whether the task delivers its response to a completion handler: only redirects and
-    /// challenges go through the delegate.
-    let deliversAtCompletion: Bool
-    /// Makes a fresh body stream, for a streamed body.
-    let makeStream: (@Sendable () throws -> InputStream)?
-    /// The exchange's trust (nil: the system's evaluation).
-    let trust: TrustEvaluator?
-    /// Where the cookies responses set go, when Formwork keeps them (see ``CookieJar``).
-    let cookies: CookieJar?
-    private let state = Protected(State())
-
-    init(
-        events: any TransportEvents, deliversAtCompletion: Bool,
-        makeStream: (@Sendable () throws -> InputStream)?, trust: TrustEvaluator? = nil,
-        cookies: CookieJar? = nil
-    ) {
-        self.events = events
-        self.deliversAtCompletion = deliversAtCompletion
-        self.makeStream = makeStream
-        self.trust = trust
-        self.cookies = cookies
-    }
-
-    /// The identifier of the task this link belongs to.
-    var taskID: Int? {
-        get { state.withLock { $0.taskID } }
-        set { state.withLock { $0.taskID = newValue } }
-    }
-
-    /// Reports the task's response head: the `HTTPURLResponse` itself, kept in the head (nothing
-    /// is copied). A response that is not HTTP has no head: none is reported, and the body comes.
-    func receiveResponse(_ response: URLResponse) -> Bool {
-        state.withLock { $0.hasResponse = true }
-        guard let response = response as? HTTPURLResponse else { return true }
-        cookies?.store(from: response)
-        return events.receiveResponseHead(TransportResponseHead(response))
-    }
-
-    /// Hands `work` (the task's completion) to a Swift task that awaits the request's outcome,
-    /// when the events have one (see ``WaitingTaskRunner``).
-    /// - Returns: `false` when none waits.
-    func runInWaitingTask(_ work: @escaping @Sendable () -> Void) -> Bool {
-        (events as? any WaitingTaskRunner)?.runInWaitingTask(work) ?? false
-    }
-
-    /// Runs `answer` (a call of a URLSession completion handler) unless the task was cancelled,
-    /// serialized with ``cancel(_:)``. corelibs traps when a completion handler answers a
-    /// question (a response's disposition, a redirect) after a cancel changed the task's state
-    /// ("Received callback for HTTP redirection, but we're not waiting for it"); both only queue
-    /// work on the task's queue, so the order taken under this lock is the order corelibs sees.
-    func answer(_ answer: () -> Void) {
-        state.withLock { state in
-            if !state.cancelled { answer() }
-        }
-    }
-
-    /// Cancels the task with `cancel` (which calls `URLSessionTask.cancel()`), serialized with
-    /// ``answer(_:)``: a question asked before is answered first, or never.
-    func cancel(_ cancel: () -> Void) {
-        state.withLock { state in
-            state.cancelled = true
-            cancel()
-        }
-    }
-
-    /// The task ends with `response` (a declined challenge), whatever it reports.
-    func declineChallenge(with response: HTTPURLResponse) {
-        state.withLock { $0.declinedChallenge = response }
-    }
-
-    /// The task ends with `error`, whatever it reports.
-    func fail(with error: any Error) {
-        state.withLock { $0.failure = error }
-    }
-
-    /// Reports the task's end, read through what the delegate learned.
-    /// - Parameters:
-    ///   - error: The task's error.
-    ///   - taskResponse: The task's own `response`, read only when the task ended without error and
-    ///     without a reported response: corelibs never hands a `3xx` head to the delegate (it
-    ///     expects to follow it), so a `3xx` that is not followed — one without `Location` — ends
-    ///     the task with no response reported; it is reported here.
-    func finish(_ error: (any Error)?, taskResponse: () -> URLResponse? = { nil }) {
-        let (declined, failure, hasResponse) = state.withLock {
-            ($0.declinedChallenge, $0.failure, $0.hasResponse)
-        }
-        if let failure {
-            events.finish(failure)
-        } else if let declined {
-            if !hasResponse { _ = events.receiveResponseHead(TransportResponseHead(declined)) }
-            events.finish(nil)
-        } else {
-            if error == nil, !hasResponse, let taskResponse = taskResponse() as? HTTPURLResponse {
-                _ = receiveResponse(taskResponse)
-            }
-            events.finish(error)
-        }
-    }
-}
-
 /// The one delegate of the built-in transport's `URLSession`: it routes each task's callbacks to
 /// the task's ``TransportEvents`` (corelibs URLSession ignores per-task delegates on Linux),
 /// asks them about redirects and password challenges, and keeps corelibs' challenge quirks out
@@ -131,11 +13,10 @@ final class URLSessionTaskLink: Sendable {
 /// to the queue first (``DeliveryQueue/runningInline``): Formwork's code never runs on libcurl's
 /// queue. (`needNewBodyStream` is the exception corelibs makes itself: libcurl asks it directly.)
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let routes = Protected([Int: URLSessionTaskLink]())
+    private let routes = Protected([Int: URLSessionTransportTask]())
 
     /// Routes `task`'s callbacks to `link`. Call before resuming the task.
-    func register(_ task: URLSessionTask, link: URLSessionTaskLink) {
-        link.taskID = task.taskIdentifier
+    func register(_ task: URLSessionTask, to link: URLSessionTransportTask) {
         routes.withLock { $0[task.taskIdentifier] = link }
     }
 
@@ -151,18 +32,19 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     var eventRoutedTaskCount: Int { routes.withLock { $0.values.filter { !$0.deliversAtCompletion }.count } }
 
     /// The link of a task whose events go to the delegate.
-    private func link(_ task: URLSessionTask) -> URLSessionTaskLink? {
+    private func link(_ task: URLSessionTask) -> URLSessionTransportTask? {
         routes.withLock { $0[task.taskIdentifier] }.flatMap { $0.deliversAtCompletion ? nil : $0 }
     }
 
     /// The link of any task, for redirects and challenges.
-    private func anyLink(_ task: URLSessionTask) -> URLSessionTaskLink? {
+    private func anyLink(_ task: URLSessionTask) -> URLSessionTransportTask? {
         routes.withLock { $0[task.taskIdentifier] }
     }
 
     /// The whole response of a task made with a completion handler: reported as the delegate's
     /// callbacks would have been, then the end.
-    func completed(_ link: URLSessionTaskLink, data: Data?, response: URLResponse?, error: (any Error)?) {
+    func completed(_ link: URLSessionTransportTask, data: Data?, response: URLResponse?, error: (any Error)?)
+    {
         let routed = routes.withLock { routes -> Bool in
             guard let id = link.taskID, routes[id] === link else { return false }
             routes[id] = nil

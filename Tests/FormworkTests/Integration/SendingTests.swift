@@ -180,4 +180,32 @@ struct DecodingTests {
         // The request and its response hand out the same object (made once, if it is made at all).
         #expect(request.response === http)
     }
+
+    @Test("One request awaited by three tasks at once: each gets the body, and it is sent once")
+    func awaitedByThreeTasks() async throws {
+        let key = "awaited-\(UUID().uuidString)"
+        let request = client.request(TestForm(url: try await DemoServer.url("/coalesce/held?key=\(key)")))
+        async let first = request.data()
+        async let second = request.data()
+        async let text = request.string()
+        // All three wait before the server answers: one as the request's waiting task, the
+        // others beside it.
+        await eventually("three tasks await the request") {
+            request.core.state.withLock { $0.waitingTask != nil && $0.otherWaits.count == 2 }
+        }
+        _ = try await client.request(TestForm(url: try await DemoServer.url("/coalesce/release?key=\(key)")))
+            .data()
+        let (one, two, three) = try await (first, second, text)
+        let hit = try JSONDecoder().decode(HeldAnswer.self, from: one)
+        #expect(hit.key == key)
+        #expect(hit.hit == 1)
+        #expect(two == one)
+        #expect(three == String(decoding: one, as: UTF8.self))
+    }
+
+    /// What `/coalesce/held` answers.
+    private struct HeldAnswer: Decodable {
+        let key: String
+        let hit: Int
+    }
 }

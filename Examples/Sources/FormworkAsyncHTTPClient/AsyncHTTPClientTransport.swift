@@ -29,7 +29,8 @@ import NIOSSL
 ///   the caller waiting for the response is woken once;
 /// - a request without a body sent again (the same URL, method and header fields, as a session
 ///   sends a form it remembers) goes out on the AsyncHTTPClient request made for it the first
-///   time: making one parses its URL again (see ``HopRequests``);
+///   time: making one parses its URL again. The transport keeps the last eight such requests,
+///   header fields included;
 /// - a request that starts while none of the transport's others run prefers the event loop of the
 ///   last one, where its kept-alive connection lives (no hop between loops' threads); requests
 ///   that run together spread over the group's loops;
@@ -240,7 +241,9 @@ final class LoopChooser: Sendable {
 /// that a request sent again (the same URL, method and header fields, as a session sends a form it
 /// remembers) is not made again: making one parses its URL again (about 16,000 instructions for a
 /// small GET on Linux, most of the cost of a request's start). A request that differs in anything
-/// it carries is made anew; at most ``capacity`` are kept, the oldest replaced first.
+/// it carries is made anew; at most ``capacity`` are kept, the oldest replaced first, each with
+/// its header fields (an `Authorization` field among them) until it is replaced or the transport
+/// goes.
 final class HopRequests: Sendable {
     /// What a request without a body and without TLS settings of its own is made from.
     struct Key: Sendable, Equatable {

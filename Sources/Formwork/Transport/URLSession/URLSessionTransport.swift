@@ -134,7 +134,7 @@ public final class URLSessionTransport: Transport {
         // requests (a reader awaiting one of them would wait for itself).
         let waits = request.waitsForReader
         return URLSessionTransportTask(
-            request: urlRequest, bodyFile: file, origin: waits ? .own(urlSession) : .shared(urlSession),
+            request: urlRequest, bodyFile: file, madeOn: waits ? .own(urlSession) : .shared(urlSession),
             router: waits ? URLSessionTransportDelegate() : router, events: events,
             deliversAtCompletion: !request.isObserved && !waits,
             makeStream: makeStream, trust: request.trust, cookies: cookies)

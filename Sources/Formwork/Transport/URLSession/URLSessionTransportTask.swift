@@ -17,7 +17,7 @@ import Foundation
 /// One object per exchange, with one lock: the task's phase and what its callbacks learned.
 final class URLSessionTransportTask: TransportTask {
     /// Where the `URLSession` task is made.
-    enum Origin: Sendable {
+    enum MadeOn: Sendable {
         /// On the transport's `URLSession`.
         case shared(URLSession)
         /// On a `URLSession` of its own, with the configuration of this one and the task's own
@@ -59,7 +59,7 @@ final class URLSessionTransportTask: TransportTask {
     /// Where the cookies responses set go, when Formwork keeps them (see ``CookieJar``).
     let cookies: CookieJar?
     private let router: URLSessionTransportDelegate
-    private let origin: Origin
+    private let madeOn: MadeOn
     /// What the `URLSession` task sends, and the file its body is read from, if any.
     private let request: URLRequest
     private let bodyFile: URL?
@@ -68,7 +68,7 @@ final class URLSessionTransportTask: TransportTask {
     /// - Parameters:
     ///   - request: What the `URLSession` task sends (its body in it, unless `bodyFile`).
     ///   - bodyFile: The file the body is read from, if any.
-    ///   - origin: Where the `URLSession` task is made.
+    ///   - madeOn: Where the `URLSession` task is made.
     ///   - router: The delegate that routes the task's callbacks.
     ///   - events: Where the exchange's events go.
     ///   - deliversAtCompletion: Whether the response goes to a completion handler.
@@ -76,14 +76,14 @@ final class URLSessionTransportTask: TransportTask {
     ///   - trust: The exchange's trust.
     ///   - cookies: Where the cookies responses set go, when Formwork keeps them.
     init(
-        request: URLRequest, bodyFile: URL?, origin: Origin, router: URLSessionTransportDelegate,
+        request: URLRequest, bodyFile: URL?, madeOn: MadeOn, router: URLSessionTransportDelegate,
         events: any TransportEvents, deliversAtCompletion: Bool,
         makeStream: (@Sendable () throws -> InputStream)?, trust: TrustEvaluator? = nil,
         cookies: CookieJar? = nil
     ) {
         self.request = request
         self.bodyFile = bodyFile
-        self.origin = origin
+        self.madeOn = madeOn
         self.router = router
         self.events = events
         self.deliversAtCompletion = deliversAtCompletion
@@ -150,7 +150,7 @@ final class URLSessionTransportTask: TransportTask {
 
     /// The `URLSession` task (not resumed), and the URLSession made for it alone, if any.
     private func makeURLSessionTask() -> (task: URLSessionTask, ownSession: URLSession?) {
-        switch origin {
+        switch madeOn {
         case .own(let shared):
             let own = URLSession(
                 configuration: shared.configuration, delegate: router,

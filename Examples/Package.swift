@@ -17,7 +17,7 @@ let package = Package(
         .executable(name: "Demo", targets: ["Demo"]),
         .executable(name: "Benchmark", targets: ["Benchmark"]),
         .executable(name: "LinkProxy", targets: ["LinkProxy"]),
-        // A Formwork transport on AsyncHTTPClient (SwiftNIO) for Linux services: three files to copy.
+        // A Formwork transport on AsyncHTTPClient (SwiftNIO) for Linux services: four files to copy.
         .library(name: "FormworkAsyncHTTPClient", targets: ["FormworkAsyncHTTPClient"]),
         // A ClientTransport for swift-openapi-generator's clients that sends through a Formwork Session.
         .library(name: "FormworkOpenAPI", targets: ["FormworkOpenAPI"]),
@@ -132,7 +132,7 @@ let package = Package(
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // Formwork's Transport on AsyncHTTPClient: Examples/Sources/FormworkAsyncHTTPClient holds the
-        // three files a service can copy into its own target.
+        // four files a service can copy into its own target.
         .target(
             name: "FormworkAsyncHTTPClient",
             dependencies: [

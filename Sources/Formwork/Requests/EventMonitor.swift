@@ -101,7 +101,8 @@ public protocol EventMonitor: Sendable {
     ///     ``Outbox/Delivery/attempts`` counts them); the session's own retries within one
     ///     attempt count in the request's `attempt`.
     func requestWillSendOutboxEntry(_ id: UUID, entryID: UUID, outboxAttempt: Int)
-    /// The request ended.
+    /// The request ended. Called before any task awaiting the request (`try await
+    /// request.data()`, `decode`, …) gets its outcome.
     /// - Parameter metrics: What it did.
     func requestDidFinish(_ metrics: RequestMetrics)
     /// The session's ``TrustPolicy`` let an attempt go on with something to report: a report-only

@@ -62,6 +62,9 @@ final class RequestCore: Sendable {
         var otherWaits: [OutcomeWait] = []
         /// Completion work handed over before an awaiting task began to wait: its next wait runs it.
         var pendingWork: (@Sendable () -> Void)?
+        /// Whether the event monitors were told of the recorded outcome's end: a task that begins
+        /// to wait before then waits, so that no task has the outcome before the monitors saw it.
+        var finishReported = false
 
         /// Feeds the machine one event. A reload it starts also starts the new run's clock in the
         /// same locked step (the machine itself dropped the previous run's outcome and attempt).
@@ -563,8 +566,7 @@ final class RequestCore: Sendable {
         }
         prepared?.removeTemporaryFiles()
 
-        typealias Delivery = (RequestOutcome, OutcomeWait?, [OutcomeWait], RequestStateMachine.Action)
-        let (outcome, waitingTask, otherWaits, next) = state.withLock { state -> Delivery in
+        let (outcome, next) = state.withLock { state -> (RequestOutcome, RequestStateMachine.Action) in
             let duration = state.startedAt.map { Date().timeIntervalSince($0) } ?? 0
             let last = state.machine.latest
             let outcome = RequestOutcome(
@@ -576,13 +578,21 @@ final class RequestCore: Sendable {
                 duration: duration,
                 cache: last?.delivery ?? .network,
                 isBackgroundRefresh: state.machine.isBackgroundRefresh)
-            let waits = (state.waitingTask, state.otherWaits)
-            state.waitingTask = nil
-            state.otherWaits = []
-            return (outcome, waits.0, waits.1, state.event { $0.outcomeRecorded(outcome) })
+            state.finishReported = false
+            return (outcome, state.event { $0.outcomeRecorded(outcome) })
         }
         reportFinish(outcome)
         host.requestEnded(self)
+        // The waits are taken once the monitors saw the end (a task that began to wait meanwhile
+        // is among them).
+        let (waitingTask, otherWaits) = state.withLock { state -> (OutcomeWait?, [OutcomeWait]) in
+            state.finishReported = true
+            defer {
+                state.waitingTask = nil
+                state.otherWaits = []
+            }
+            return (state.waitingTask, state.otherWaits)
+        }
         waitingTask?.resume(returning: .outcome(outcome))
         for wait in otherWaits { wait.resume(returning: .outcome(outcome)) }
         perform(next)

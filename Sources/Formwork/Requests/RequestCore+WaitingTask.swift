@@ -27,7 +27,7 @@ extension RequestCore {
                         state.pendingWork = nil
                         return .work(work)
                     }
-                    if state.finishReported, let outcome = state.machine.outcome {
+                    if let outcome = state.machine.outcome {
                         state.awaitingTasks -= 1
                         return .outcome(outcome)
                     }

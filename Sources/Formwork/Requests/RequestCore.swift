@@ -62,9 +62,6 @@ final class RequestCore: Sendable {
         var otherWaits: [OutcomeWait] = []
         /// Completion work handed over before an awaiting task began to wait: its next wait runs it.
         var pendingWork: (@Sendable () -> Void)?
-        /// Whether the event monitors were told of the recorded outcome's end: a task that begins
-        /// to wait before then waits, so that no task has the outcome before the monitors saw it.
-        var finishReported = false
 
         /// Feeds the machine one event. A reload it starts also starts the new run's clock in the
         /// same locked step (the machine itself dropped the previous run's outcome and attempt).
@@ -541,8 +538,9 @@ final class RequestCore: Sendable {
     }
 
     /// Records the outcome of a request the machine just ended, after the sink and temporary
-    /// files are settled, and tells the machine in the same locked step (which may start the
-    /// drain of handlers, or a reload that waited for this outcome).
+    /// files are settled and the event monitors were told, and tells the machine in the same
+    /// locked step as it takes the waiting tasks (which may start the drain of handlers, or a
+    /// reload that waited for this outcome).
     private func recordOutcome(
         _ ending: RequestStateMachine.Ending, cancellingTask: Bool, reported: NetworkError?
     ) {
@@ -566,32 +564,29 @@ final class RequestCore: Sendable {
         }
         prepared?.removeTemporaryFiles()
 
-        let (outcome, next) = state.withLock { state -> (RequestOutcome, RequestStateMachine.Action) in
-            let duration = state.startedAt.map { Date().timeIntervalSince($0) } ?? 0
+        let outcome = state.withLock { state in
             let last = state.machine.latest
-            let outcome = RequestOutcome(
+            return RequestOutcome(
                 request: last?.prepared.urlRequest,
                 head: last?.response,
                 data: last.flatMap { $0.response == nil && $0.body.isEmpty ? nil : $0.body },
                 error: error,
                 attempt: state.machine.attempt,
-                duration: duration,
+                duration: state.startedAt.map { Date().timeIntervalSince($0) } ?? 0,
                 cache: last?.delivery ?? .network,
                 isBackgroundRefresh: state.machine.isBackgroundRefresh)
-            state.finishReported = false
-            return (outcome, state.event { $0.outcomeRecorded(outcome) })
         }
+        // The monitors are told before the machine has the outcome: until then no task that awaits
+        // the request and no handler gets it (the machine holds both back, as it holds a reload).
         reportFinish(outcome)
         host.requestEnded(self)
-        // The waits are taken once the monitors saw the end (a task that began to wait meanwhile
-        // is among them).
-        let (waitingTask, otherWaits) = state.withLock { state -> (OutcomeWait?, [OutcomeWait]) in
-            state.finishReported = true
+        typealias Delivery = (OutcomeWait?, [OutcomeWait], RequestStateMachine.Action)
+        let (waitingTask, otherWaits, next) = state.withLock { state -> Delivery in
             defer {
                 state.waitingTask = nil
                 state.otherWaits = []
             }
-            return (state.waitingTask, state.otherWaits)
+            return (state.waitingTask, state.otherWaits, state.event { $0.outcomeRecorded(outcome) })
         }
         waitingTask?.resume(returning: .outcome(outcome))
         for wait in otherWaits { wait.resume(returning: .outcome(outcome)) }

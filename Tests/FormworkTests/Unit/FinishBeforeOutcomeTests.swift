@@ -67,7 +67,7 @@ private final class HeldFinishMonitor: EventMonitor {
 
 @Suite("The end reaches the monitors before any task has the outcome")
 struct FinishBeforeOutcomeTests {
-    @Test("A task that begins to await a request while a monitor is told of its end waits for it")
+    @Test("A task that awaits, or a handler chained, while a monitor is told of the end waits for it")
     func lateAwaiterWaitsForTheMonitors() async throws {
         let monitor = HeldFinishMonitor()
         let session = Session {
@@ -81,10 +81,15 @@ struct FinishBeforeOutcomeTests {
             _ = try? await request.data()
             return monitor.left
         }
+        let handled = Protected<Bool?>(nil)
+        request.response { _ in handled.withLock { $0 = monitor.left } }
         await eventually("the late task waits") {
             request.core.state.withLock { $0.waitingTask != nil || !$0.otherWaits.isEmpty }
         }
         monitor.open()
         #expect(await late.value)
+        // A handler chained meanwhile runs after the monitors too.
+        await eventually("the handler runs") { handled.withLock { $0 != nil } }
+        #expect(handled.withLock { $0 } == true)
     }
 }

@@ -8,10 +8,12 @@
 # Each variant runs twice under callgrind, with LOW and HIGH requests (default 200 and 600) after
 # the same warm-up, against a DemoServer started here (valgrind cannot start it); the instructions
 # per request are (total at HIGH - total at LOW) / (HIGH - LOW): start-up, warm-up and shut-down
-# cancel out. Counts do not depend on the machine's load, but the same binary's count moves by up
-# to ~17k instructions per request between runs (timers). Environment: BIN (the
-# release folder, default Examples/.build/release), LOW, HIGH, OUT (where the callgrind files
-# go, default a new temporary folder).
+# cancel out. Counts do not depend on the machine's load, but the same binary's count moves
+# between runs (the dispatch timers' work: a few thousand instructions per request, and bare
+# URLSession now and then ~20k lower), so each variant is counted ROUNDS times (default 3), the
+# variants in turn, and the median is printed. Environment: BIN (the release folder, default
+# Examples/.build/release), LOW, HIGH, ROUNDS, OUT (where the callgrind files go, default a new
+# temporary folder).
 set -eu
 
 examples=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,26 +46,38 @@ total() {
 }
 
 echo "server $url; instructions per request = (total at $high - total at $low) / $((high - low))" >&2
+rounds=${ROUNDS:-3}
+runs=
+for round in $(seq "$rounds"); do
+    for variant in $variants; do
+        for n in $low $high; do
+            if ! valgrind --tool=callgrind --callgrind-out-file="$out/cg.$variant.$n.$round" \
+                "$out/Benchmark.nodebug" --only features --side "$variant" --requests "$n" --rounds 1 \
+                --server "$url" >"$out/log.$variant.$n.$round" 2>&1; then
+                echo "$variant at $n requests failed; see $out/log.$variant.$n.$round" >&2
+                exit 1
+            fi
+        done
+        per=$((($(total "$out/cg.$variant.$high.$round") - $(total "$out/cg.$variant.$low.$round")) / (high - low)))
+        echo "$variant, round $round: $per instructions per request" >&2
+        runs="$runs$variant $per
+"
+    done
+done
+
+# The median of each variant's rounds, in the order the variants were named.
 results=
 for variant in $variants; do
-    for n in $low $high; do
-        if ! valgrind --tool=callgrind --callgrind-out-file="$out/cg.$variant.$n" \
-            "$out/Benchmark.nodebug" --only features --side "$variant" --requests "$n" --rounds 1 \
-            --server "$url" >"$out/log.$variant.$n" 2>&1; then
-            echo "$variant at $n requests failed; see $out/log.$variant.$n" >&2
-            exit 1
-        fi
-    done
-    per=$((($(total "$out/cg.$variant.$high") - $(total "$out/cg.$variant.$low")) / (high - low)))
-    echo "$variant: $per instructions per request" >&2
-    results="$results$variant $per
+    median=$(printf '%s' "$runs" | awk -v v="$variant" '$1 == v { print $2 }' | sort -n \
+        | awk '{ c[NR] = $1 } END { print (NR % 2) ? c[(NR + 1) / 2] : int((c[NR / 2] + c[NR / 2 + 1]) / 2) }')
+    results="$results$variant $median
 "
 done
 
 printf '%s' "$results" | awk '
     { name[NR] = $1; count[NR] = $2; by[$1] = $2 }
     END {
-        print "| variant | instructions / request | × plain | × bare |"
+        print "| variant | instructions / request (median) | × plain | × bare |"
         print "|---|---:|---:|---:|"
         for (i = 1; i <= NR; i++) {
             plain = ("plain" in by) ? sprintf("%.3f", count[i] / by["plain"]) : "-"

@@ -1,5 +1,6 @@
-// libFuzzer target: the JSON key-path reader must never crash, and what it finds must be a
-// well-formed JSON value that lies inside the document. Build and run: see CONTRIBUTING.md, "Fuzzing".
+// libFuzzer target: the JSON key-path reader must never crash, what it finds must be a
+// well-formed JSON value that lies inside the document, and measuring the value without
+// checking it must find the same bytes. Build and run: see CONTRIBUTING.md, "Fuzzing".
 import Foundation
 
 @testable import Formwork
@@ -13,7 +14,13 @@ public func fuzzJSONKeyPath(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
     let pathText = String(decoding: bytes[bytes.startIndex..<newline], as: UTF8.self)
     let document = bytes[newline...].dropFirst()
     guard let path = JSONKeyPath(pathText.isEmpty ? "data" : pathText) else { return 0 }
+    // Measured without being checked, the value is found wherever it is found checked, at the
+    // same bytes.
+    let measured = try? path.range(in: Data(document), checksValue: false)
     guard let range = try? path.range(in: Data(document)) else { return 0 }
+    guard measured == range else {
+        fatalError("measured \(measured.map { "\($0)" } ?? "nothing") where checked found \(range)")
+    }
     guard range.lowerBound >= 0, range.upperBound <= document.count, !range.isEmpty else {
         fatalError("range \(range) outside a document of \(document.count) bytes")
     }

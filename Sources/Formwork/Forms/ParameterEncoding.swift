@@ -151,7 +151,11 @@ public struct ParameterEncoding: Sendable {
         switch destination {
         case .queryString: true
         case .httpBody: false
-        case .methodDependent: ["GET", "HEAD", "DELETE"].contains((method ?? "GET").uppercased())
+        case .methodDependent:
+            method.map {
+                HTTPMethod.token($0, is: "GET") || HTTPMethod.token($0, is: "HEAD")
+                    || HTTPMethod.token($0, is: "DELETE")
+            } ?? true
         }
     }
 

@@ -9,17 +9,14 @@ import Foundation
 /// puts them in the query; it is `.json` encoding, a body set by an adapter, or an upload form
 /// whose method is GET that does.
 enum BodylessMethodRule {
-    /// The methods that may not carry a body.
-    static let methods: Set<String> = ["GET", "HEAD"]
-
     /// Throws when a GET or HEAD request has a body.
     /// - Parameters:
     ///   - request: The final request of an attempt.
     ///   - body: How the attempt's body travels besides the request (an upload's data or file).
     /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/requestBuildFailed``.
     static func check(_ request: URLRequest, body: PreparedRequest.Body = .inRequest) throws(NetworkError) {
-        let method = (request.httpMethod ?? "GET").uppercased()
-        guard methods.contains(method) else { return }
+        let method = request.httpMethod ?? "GET"
+        guard HTTPMethod.token(method, is: "GET") || HTTPMethod.token(method, is: "HEAD") else { return }
         let hasBody: Bool
         switch body {
         case .inRequest:
@@ -31,7 +28,7 @@ enum BodylessMethodRule {
         throw NetworkError(
             .requestBuildFailed,
             failureReason:
-                "A \(method) request cannot carry a body (Apple platforms refuse to send one): put the "
+                "A \(method.uppercased()) request cannot carry a body (Apple platforms refuse to send one): put the "
                 + "parameters in the query (ParameterEncoding.url or .query) or use another method.",
             request: request)
     }

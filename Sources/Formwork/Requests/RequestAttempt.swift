@@ -11,12 +11,15 @@ import Foundation
 /// A class, changed in place, because a measurement says so: as a value, every event (each body
 /// chunk) copied the whole attempt out of the state and back, about 40k instructions more per
 /// small request (counted instructions, same binary and inputs). Read and change it only under
-/// the request's lock; take copies of its fields, never the object, out of the lock.
-final class RequestAttempt: @unchecked Sendable {  // only touched under its request's lock
+/// the request's lock; out of the lock, code may hold the object to read its two constants
+/// (``number`` and ``prepared``, which no thread changes), and takes copies of anything else.
+final class RequestAttempt: @unchecked Sendable {  // variables only touched under its request's lock
     /// The attempt number (1, 2, ...; reloads count too).
     let number: Int
-    /// The final request of the attempt, after adapters and checks.
-    var prepared: PreparedRequest
+    /// The final request of the attempt, after adapters and checks. A constant, so that the
+    /// request's steps out of the lock read it in place rather than copy it (each copy retains
+    /// some fifteen references).
+    let prepared: PreparedRequest
     /// The transport task the attempt runs on, until the request lets go of it.
     var task: (any TransportTask)?
     /// The response head, once it arrived.

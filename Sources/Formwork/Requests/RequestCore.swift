@@ -253,8 +253,7 @@ final class RequestCore: Sendable {
 
     /// The attempt's request is built and checked: after the body rule and the cache's look, the
     /// machine takes it (and asks for its task).
-    private func built(_ prepared: PreparedRequest, attempt: Int) {
-        var prepared = prepared
+    private func built(_ prepared: consuming PreparedRequest, attempt: Int) {
         do {
             try BodylessMethodRule.check(prepared.urlRequest, body: prepared.body)
         } catch {
@@ -277,20 +276,21 @@ final class RequestCore: Sendable {
     /// coalescing, transport), watched for its idle timeout when the transport does not enforce
     /// it.
     private func startTask(of attempt: Int) {
-        typealias Plan = (prepared: PreparedRequest, mayDeliverAtCompletion: Bool, id: UUID?)
+        // The attempt's values leave the lock only to read their constant `prepared`.
+        typealias Plan = (values: RequestAttempt, mayDeliverAtCompletion: Bool, id: UUID?)
         let plan = state.withLock { state -> Plan? in
             guard state.machine.isRunning(attempt: attempt), let values = state.machine.latest,
                 values.task == nil
             else { return nil }
             if !settings.eventMonitors.isEmpty, state.id == nil { state.id = UUID() }
-            return (values.prepared, deliversAtCompletion(values.prepared, state: state), state.id)
+            return (values, deliversAtCompletion(values.prepared, state: state), state.id)
         }
         guard let plan else { return }
         // Asks the transport, so outside the lock.
         let idleTimeout = IdleTimeout.watched(
-            plan.prepared.urlRequest.timeoutInterval, enforcedBy: host.transport)
+            plan.values.prepared.urlRequest.timeoutInterval, enforcedBy: host.transport)
         let atCompletion = idleTimeout == nil && plan.mayDeliverAtCompletion
-        let task = makeTask(plan.prepared, attempt: attempt, atCompletion: atCompletion, id: plan.id)
+        let task = makeTask(plan.values.prepared, attempt: attempt, atCompletion: atCompletion, id: plan.id)
         let kept = state.withLock { state -> Bool in
             guard state.machine.isRunning(attempt: attempt), state.machine.latest?.task == nil else {
                 return false
@@ -546,13 +546,13 @@ final class RequestCore: Sendable {
     ) {
         // The request lets go of its task here: the task holds the request's events, which hold
         // the request, so keeping it would keep every finished request alive (a retain cycle).
-        let (prepared, task, attempt, response) = state.withLock { state in
+        let (values, task, attempt, response) = state.withLock { state in
             (
-                state.machine.latest?.prepared, state.machine.takeTask(), state.machine.attempt,
+                state.machine.latest, state.machine.takeTask(), state.machine.attempt,
                 state.machine.latest?.response
             )
         }
-        let request = prepared?.urlRequest
+        let request = values?.prepared.urlRequest
         if let task { releaseTask(task, cancelling: cancellingTask) }
         var error: NetworkError?
         switch ending {
@@ -562,7 +562,7 @@ final class RequestCore: Sendable {
         if let sink, let failure = sink.close(attempt: attempt, error: error) {
             error = failure
         }
-        prepared?.removeTemporaryFiles()
+        values?.prepared.removeTemporaryFiles()
 
         let outcome = state.withLock { state in
             let last = state.machine.latest

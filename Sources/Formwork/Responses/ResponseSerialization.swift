@@ -57,15 +57,15 @@ enum ResponseSerialization {
                 return .failure(failure(.keyPathNotFound, outcome, "\"\(keyPath)\" is not a valid key path."))
             }
             do {
-                slice = try path.value(in: data)
+                // The decoder checks the value's own bytes: the path only measures them.
+                slice = try path.value(in: data, checksValue: false)
             } catch {
                 switch error {
-                case .malformed(let offset, let reason):
+                case .malformed:
                     return .failure(
                         failure(
-                            .invalidJSON, outcome, "The body is not valid JSON (\(reason) at byte \(offset))."
-                        )
-                    )
+                            .invalidJSON, outcome,
+                            malformedReason(path, data) ?? "The body is not valid JSON."))
                 case .notFound(let component):
                     return .failure(
                         failure(
@@ -77,17 +77,35 @@ enum ResponseSerialization {
         do {
             return .success(try decoder.decode(T.self, from: slice))
         } catch let error as DecodingError {
-            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, keyPath == nil {
-                return .failure(
-                    failure(
-                        .invalidJSON, outcome, "The body is not valid JSON: \(context.debugDescription)",
-                        error))
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+                if keyPath == nil {
+                    return .failure(
+                        failure(
+                            .invalidJSON, outcome, "The body is not valid JSON: \(context.debugDescription)",
+                            error))
+                }
+                // The value was only measured: checked now, on this failure path, it is refused as
+                // it was before, when it is not well-formed.
+                if let keyPath, let path = JSONKeyPath(keyPath), let malformed = malformedReason(path, data) {
+                    return .failure(failure(.invalidJSON, outcome, malformed))
+                }
             }
             let at = keyPath.map { " at \"\($0)\"" } ?? ""
             return .failure(
                 failure(.decodingFailed, outcome, "Cannot decode \(T.self)\(at): \(describe(error))", error))
         } catch {
             return .failure(failure(.decodingFailed, outcome, "Cannot decode \(T.self): \(error)", error))
+        }
+    }
+
+    /// Why the body is not well-formed JSON at `path`, checked value and all; `nil` when it is.
+    private static func malformedReason(_ path: JSONKeyPath, _ data: Data) -> String? {
+        do {
+            _ = try path.range(in: data)
+            return nil
+        } catch {
+            guard case .malformed(let offset, let reason) = error else { return nil }
+            return "The body is not valid JSON (\(reason) at byte \(offset))."
         }
     }
 

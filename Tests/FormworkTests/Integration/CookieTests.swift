@@ -84,6 +84,32 @@ struct CookieTests {
         #expect(names.sorted() == ["hop=1", "pre=1"])
     }
 
+    @Test("A redirect to another host carries that host's cookies whose path, Secure flag and expiry match")
+    func redirectMatchesPath() async throws {
+        let storage = newStorage()
+        let loopback = try await DemoServer.baseURL()
+        let target = loopback.replacingOccurrences(of: "127.0.0.1", with: "localhost") + "/cookies"
+        let stored: [[HTTPCookiePropertyKey: Any]] = [
+            [.name: "root", .value: "1", .path: "/"],
+            [.name: "scoped", .value: "1", .path: "/cookies"],
+            [.name: "elsewhere", .value: "1", .path: "/cache/resource"],
+            [.name: "near", .value: "1", .path: "/cook"],
+            [.name: "deeper", .value: "1", .path: "/cookies/set"],
+            [.name: "secure", .value: "1", .path: "/", .secure: "TRUE"],
+            [.name: "expired", .value: "1", .path: "/", .expires: Date().addingTimeInterval(-60)],
+        ]
+        for properties in stored {
+            var properties = properties
+            properties[.domain] = "localhost"
+            storage.setCookie(try #require(HTTPCookie(properties: properties)))
+        }
+        let url = try await DemoServer.url("/cookies/set?hop=1&to=\(target)")
+        let shown = try await client.request(TestForm(url: url), session: session(storage: storage))
+            .decode(Shown.self)
+        let sent = shown.cookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(sent.sorted() == ["root=1", "scoped=1"])
+    }
+
     @Test("An Expires date, comma and all, gives the cookie its expiry")
     func expiresDate() async throws {
         let storage = newStorage()

@@ -20,6 +20,16 @@ import Testing
     func idempotency(method: HTTPMethod, idempotent: Bool) {
         #expect(method.isIdempotent == idempotent)
     }
+
+    @Test(
+        "A token is a method's name in any ASCII case, and only that name",
+        arguments: [
+            ("GET", true), ("get", true), ("gEt", true), ("GETS", false), ("GE", false), ("", false),
+            ("POST", false), ("G\u{C9}T", false), ("g\u{0}t", false), ("GeT ", false),
+        ])
+    func token(token: String, isGet: Bool) {
+        #expect(HTTPMethod.token(token, is: "GET") == isGet)
+    }
 }
 
 @Suite struct HTTPHeadersTests {

@@ -33,6 +33,41 @@ struct JSONKeyPathTests {
         ])
     func finds(path: String, json: String, expected: String) throws {
         #expect(try value(path, in: json) == expected)
+        // Measured without being checked, the value is the same bytes.
+        let keyPath = try #require(JSONKeyPath(path))
+        let measured = try keyPath.value(in: Data(json.utf8), checksValue: false)
+        #expect(String(decoding: measured, as: UTF8.self) == expected)
+    }
+
+    @Test(
+        "Unchecked, the value is measured to its end; the rest of the document is still checked",
+        arguments: [
+            (#"{"data": tru}"#, "tru"),
+            (#"{"data": {"a" 1}, "b": 2}"#, #"{"a" 1}"#),
+            (#"{"data": "a \" quote, a } and a ]", "b": 1}"#, #""a \" quote, a } and a ]""#),
+            (#"{"data": [{"x": "]"}, [1]]}"#, #"[{"x": "]"}, [1]]"#),
+            (#"{"data":-1.5e3,"b":0}"#, "-1.5e3"),
+        ])
+    func measured(json: String, expected: String) throws {
+        let keyPath = try #require(JSONKeyPath("data"))
+        let value = try keyPath.value(in: Data(json.utf8), checksValue: false)
+        #expect(String(decoding: value, as: UTF8.self) == expected)
+    }
+
+    @Test(
+        "Unchecked, a document damaged outside the value, or whose value has no end, is still refused",
+        arguments: [
+            #"{"data": 1} trailing"#, #"{"data": "unterminated}"#, #"{"data": [1, 2"#, #"{"data": }"#,
+            #"{"data": 1,}"#, #"{"a": tru, "data": 1}"#, #"{"data": [1]]}"#, #"{"data": "\"#,
+        ])
+    func measuredButMalformed(json: String) throws {
+        let keyPath = try #require(JSONKeyPath("data"))
+        #expect {
+            try keyPath.value(in: Data(json.utf8), checksValue: false)
+        } throws: { error in
+            guard case .malformed(let offset, _) = error as? JSONKeyPath.Failure else { return false }
+            return offset <= json.utf8.count
+        }
     }
 
     @Test(

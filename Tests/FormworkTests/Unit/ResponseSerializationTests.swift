@@ -49,6 +49,31 @@ struct ResponseSerializationTests {
         }
     }
 
+    @Test(
+        "A value at the key path that is not valid JSON is an invalidJSON error that says where",
+        arguments: [
+            #"{"data": tru}"#, #"{"data": {"id" 1, "title": "a"}}"#, #"{"data": {"id": 01, "title": "a"}}"#,
+        ])
+    func valueNotJSON(body: String) {
+        let result = ResponseSerialization.decode(
+            Item.self, outcome(body), keyPath: "data", decoder: JSONDecoder())
+        #expect(result.failureKind == .invalidJSON)
+        #expect(result.failureReason?.contains("at byte") == true)
+    }
+
+    @Test("A value that refuses itself as corrupted (no parser error under it) is a decodingFailed error")
+    func valueRefusesItself() {
+        struct Refusing: Decodable {
+            init(from decoder: any Decoder) throws {
+                throw DecodingError.dataCorruptedError(
+                    in: try decoder.singleValueContainer(), debugDescription: "not this one")
+            }
+        }
+        let result = ResponseSerialization.decode(
+            Refusing.self, outcome(#"{"data": 1}"#), keyPath: "data", decoder: JSONDecoder())
+        #expect(result.failureKind == .decodingFailed)
+    }
+
     @Test("A wrong shape is a decodingFailed error that says where")
     func wrongShape() {
         let result = ResponseSerialization.decode(

@@ -13,8 +13,9 @@ import Foundation
     /// gets that policy, and this jar reads the one `Set-Cookie` field, when there is one, of each
     /// response: the final one, each redirect's and each challenge's. It also does what corelibs
     /// does not: the request a redirect leads to carries the cookies stored for its URL (corelibs
-    /// sends the cookies of the first request's URL only). Requests still get their cookies from
-    /// corelibs (`httpShouldSetCookies`), which this does not change.
+    /// sends the cookies of the first request's URL only), matched by path, `Secure` and expiry
+    /// as well as by host. Requests still get their cookies from corelibs (`httpShouldSetCookies`),
+    /// which this does not change.
     struct CookieJar: Sendable {
         /// The storage.
         let storage: HTTPCookieStorage
@@ -46,7 +47,10 @@ import Foundation
         /// `request` (the next hop of a redirect) with the stored cookies for its URL that its
         /// `Cookie` field does not carry yet.
         func addingCookies(to request: URLRequest) -> URLRequest {
-            guard sendsCookies, let url = request.url, let stored = storage.cookies(for: url), !stored.isEmpty
+            let now = Date()
+            guard sendsCookies, let url = request.url,
+                let stored = storage.cookies(for: url)?.filter({ Self.isSent($0, to: url, at: now) }),
+                !stored.isEmpty
             else {
                 return request
             }
@@ -65,6 +69,26 @@ import Foundation
             var request = request
             request.setValue(present.isEmpty ? value : "\(present); \(value)", forHTTPHeaderField: "Cookie")
             return request
+        }
+
+        /// Whether `cookie`, which the storage found for `url`'s host, goes with a request to
+        /// `url` (RFC 6265, section 5.4): its path path-matches the URL's, it is not `Secure` on a
+        /// request that is not HTTPS, and it has not expired. corelibs' storage matches the host
+        /// only, so a cookie scoped to one path went with a redirect to any other.
+        static func isSent(_ cookie: HTTPCookie, to url: URL, at now: Date) -> Bool {
+            if cookie.isSecure, url.scheme?.lowercased() != "https" { return false }
+            if let expires = cookie.expiresDate, expires <= now { return false }
+            return pathMatches(cookie.path, url.path.isEmpty ? "/" : url.path)
+        }
+
+        /// RFC 6265, section 5.1.4: the cookie's path is the request's, or a prefix of it that
+        /// ends with `/` or is followed by `/` in it.
+        static func pathMatches(_ cookiePath: String, _ requestPath: String) -> Bool {
+            let cookie = Array((cookiePath.isEmpty ? "/" : cookiePath).utf8)
+            let request = Array(requestPath.utf8)
+            guard request.starts(with: cookie) else { return false }
+            return request.count == cookie.count || cookie.last == UInt8(ascii: "/")
+                || request[cookie.count] == UInt8(ascii: "/")
         }
     }
 #else

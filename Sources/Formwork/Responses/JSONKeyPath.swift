@@ -9,27 +9,43 @@ import Foundation
 /// integer selects that element. When a member name repeats, the last one wins (as in
 /// `JSONSerialization`).
 struct JSONKeyPath: Sendable, Equatable, CustomStringConvertible {
+    /// The components, in order, as the scanner reads them: the first one apart, so that a path
+    /// of one component (most are: "data") makes no array.
+    struct Components: Sendable, Equatable {
+        let first: String?
+        let rest: [String]
+
+        var count: Int { first == nil ? 0 : 1 + rest.count }
+        var isEmpty: Bool { first == nil }
+
+        subscript(index: Int) -> String {
+            index == 0 ? first ?? "" : rest[index - 1]
+        }
+    }
+
+    /// The components, as the scanner reads them.
+    let parts: Components
+
     /// The components, in order.
-    let components: [String]
+    var components: [String] { parts.first.map { [$0] + parts.rest } ?? [] }
 
     /// Parses `"a.b.c"`. An empty string or a path with empty components is rejected.
     init?(_ path: String) {
-        // A path of one component (most are: "data") needs no split, which costs more than the
-        // rest of this init.
+        // A path of one component needs no split, which costs more than the rest of this init.
         if !path.isEmpty, !path.utf8.contains(UInt8(ascii: ".")) {
-            components = [path]
+            parts = Components(first: path, rest: [])
             return
         }
-        let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard !path.isEmpty, !parts.contains(where: \.isEmpty) else { return nil }
-        components = parts
+        let split = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !path.isEmpty, let first = split.first, !split.contains(where: \.isEmpty) else { return nil }
+        parts = Components(first: first, rest: Array(split.dropFirst()))
     }
 
     /// The whole document: finding it checks that the document is well-formed.
-    static let root = JSONKeyPath(uncheckedComponents: [])
+    static let root = JSONKeyPath(parts: Components(first: nil, rest: []))
 
-    private init(uncheckedComponents: [String]) {
-        components = uncheckedComponents
+    private init(parts: Components) {
+        self.parts = parts
     }
 
     /// The path as written.
@@ -56,7 +72,7 @@ struct JSONKeyPath: Sendable, Equatable, CustomStringConvertible {
         // array's bounds checks about a fifth of the scan.
         let result = data.withUnsafeBytes { raw -> Result<Range<Int>, Failure> in
             var scanner = JSONScanner(
-                bytes: raw.bindMemory(to: UInt8.self), target: components, checksTarget: checksValue)
+                bytes: raw.bindMemory(to: UInt8.self), target: parts, checksTarget: checksValue)
             do throws(Failure) {
                 return .success(try scanner.findTarget())
             } catch {
@@ -83,7 +99,7 @@ struct JSONKeyPath: Sendable, Equatable, CustomStringConvertible {
 private struct JSONScanner {
     /// The document, valid for as long as the scanner is used (see `JSONKeyPath.range(in:)`).
     let bytes: UnsafeBufferPointer<UInt8>
-    let target: [String]
+    let target: JSONKeyPath.Components
     /// Whether the target's value is checked, or only measured (see `skipTarget`).
     let checksTarget: Bool
     var index = 0
@@ -91,7 +107,7 @@ private struct JSONScanner {
     /// How deep nesting may go before the document is refused (guards the stack).
     static let maximumDepth = 512
 
-    init(bytes: UnsafeBufferPointer<UInt8>, target: [String], checksTarget: Bool = true) {
+    init(bytes: UnsafeBufferPointer<UInt8>, target: JSONKeyPath.Components, checksTarget: Bool = true) {
         self.bytes = bytes
         self.target = target
         self.checksTarget = checksTarget

@@ -28,6 +28,13 @@ final class RequestMemo: Sendable {
         let idleTimeout: TimeInterval?
         /// The form's own headers.
         let headers: HTTPHeaders
+
+        /// The URL text and the query: what tells most keys apart (equal keys have both equal),
+        /// hashed without the rest, which a lookup compares anyway.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(text)
+            hasher.combine(query)
+        }
     }
 
     private let requests = Protected([Key: URLRequest]())

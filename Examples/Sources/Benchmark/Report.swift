@@ -63,13 +63,6 @@ final class Report: Sendable {
         print("   " + pad(label, 56) + verdict(ratio: ratio, target: target))
     }
 
-    /// A ratio that is reported without a target, and why.
-    func reported(_ label: String, _ ratio: Double, why: String) {
-        print(
-            "   " + pad(label, 56) + "ratio " + pad(String(format: "%.2f", ratio), 5, left: true) + "   "
-                + why)
-    }
-
     /// A correctness limit: a failure when `value` reaches `limit`.
     func limit(_ label: String, value: Int64, below limit: Int64) {
         let ok = value < limit

@@ -156,6 +156,9 @@ private struct JSONScanner {
         let start = index
         if let matched { deepestMatch = max(deepestMatch, matched) }
         if !checksTarget, matched == target.count {
+            // A value measured before for a member of the same name is part of the rest of the
+            // document now that this one replaces it: checked.
+            if let previous = found { try check(measured: previous, depth: depth) }
             try skipTarget()
             found = start..<index
             return
@@ -330,6 +333,21 @@ private struct JSONScanner {
         index = end
         guard depth == 0 else { throw malformed("unexpected end of document") }
         guard end > start else { throw malformed("unexpected end of document") }
+    }
+
+    /// Checks a value `skipTarget` only measured (at `range`, found at `depth`), as
+    /// `scanValue` checks any other: its offsets in errors are the document's.
+    private func check(measured range: Range<Int>, depth: Int) throws(JSONKeyPath.Failure) {
+        var inner = JSONScanner(
+            bytes: UnsafeBufferPointer(rebasing: bytes[range]), target: JSONKeyPath.root.parts)
+        var deepest = 0
+        do throws(JSONKeyPath.Failure) {
+            try inner.scanValue(matched: nil, depth: depth, deepestMatch: &deepest)
+            guard inner.index == range.count else { throw inner.malformed("unexpected character") }
+        } catch {
+            guard case .malformed(let offset, let reason) = error else { throw error }
+            throw .malformed(offset: range.lowerBound + offset, reason: reason)
+        }
     }
 
     /// Scans a string without decoding it: checks for control characters, bad escapes and

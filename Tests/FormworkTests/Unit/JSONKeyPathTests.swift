@@ -47,6 +47,7 @@ struct JSONKeyPathTests {
             (#"{"data": "a \" quote, a } and a ]", "b": 1}"#, #""a \" quote, a } and a ]""#),
             (#"{"data": [{"x": "]"}, [1]]}"#, #"[{"x": "]"}, [1]]"#),
             (#"{"data":-1.5e3,"b":0}"#, "-1.5e3"),
+            (#"{"data": {"a": [1, {}]}, "data": 2}"#, "2"),
         ])
     func measured(json: String, expected: String) throws {
         let keyPath = try #require(JSONKeyPath("data"))
@@ -59,6 +60,8 @@ struct JSONKeyPathTests {
         arguments: [
             #"{"data": 1} trailing"#, #"{"data": "unterminated}"#, #"{"data": [1, 2"#, #"{"data": }"#,
             #"{"data": 1,}"#, #"{"a": tru, "data": 1}"#, #"{"data": [1]]}"#, #"{"data": "\"#,
+            // A value measured, then replaced by a later member of the same name, is checked.
+            #"{"data": tru, "data": 1}"#, #"{"data": [1,], "data": 1}"#,
         ])
     func measuredButMalformed(json: String) throws {
         let keyPath = try #require(JSONKeyPath("data"))

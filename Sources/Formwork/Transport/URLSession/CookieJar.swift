@@ -78,7 +78,10 @@ import Foundation
         static func isSent(_ cookie: HTTPCookie, to url: URL, at now: Date) -> Bool {
             if cookie.isSecure, url.scheme?.lowercased() != "https" { return false }
             if let expires = cookie.expiresDate, expires <= now { return false }
-            return pathMatches(cookie.path, url.path.isEmpty ? "/" : url.path)
+            // The path as the URL has it: `url.path` drops a trailing slash, which a cookie's
+            // path may end with.
+            let path = url.path(percentEncoded: true)
+            return pathMatches(cookie.path, path.isEmpty ? "/" : path)
         }
 
         /// RFC 6265, section 5.1.4: the cookie's path is the request's, or a prefix of it that

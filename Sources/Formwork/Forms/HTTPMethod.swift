@@ -57,23 +57,3 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
         Self.idempotentMethods.contains(self)
     }
 }
-
-extension HTTPMethod {
-    /// Whether the method token `token` is `name` (upper-case letters), ignoring ASCII case as
-    /// Formwork's rules about methods do, without an upper-cased copy of the token
-    /// (`uppercased()` allocates, a few hundred instructions on Linux).
-    static func token(_ token: String, is name: StaticString) -> Bool {
-        name.withUTF8Buffer { name in
-            func matches(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
-                guard token.count == name.count else { return false }
-                for offset in 0..<name.count where token[offset] != name[offset] {
-                    guard token[offset] == name[offset] | 0x20 else { return false }
-                }
-                return true
-            }
-            // Over a native string's contiguous bytes (its view's own iteration costs far more).
-            if let result = token.utf8.withContiguousStorageIfAvailable(matches) { return result }
-            return Array(token.utf8).withUnsafeBufferPointer(matches)
-        }
-    }
-}

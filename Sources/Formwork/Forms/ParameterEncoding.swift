@@ -153,8 +153,8 @@ public struct ParameterEncoding: Sendable {
         case .httpBody: false
         case .methodDependent:
             method.map {
-                HTTPMethod.token($0, is: "GET") || HTTPMethod.token($0, is: "HEAD")
-                    || HTTPMethod.token($0, is: "DELETE")
+                $0.equalsIgnoringASCIICase("GET") || $0.equalsIgnoringASCIICase("HEAD")
+                    || $0.equalsIgnoringASCIICase("DELETE")
             } ?? true
         }
     }

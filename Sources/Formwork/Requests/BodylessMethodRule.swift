@@ -16,7 +16,7 @@ enum BodylessMethodRule {
     /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/requestBuildFailed``.
     static func check(_ request: URLRequest, body: PreparedRequest.Body = .inRequest) throws(NetworkError) {
         let method = request.httpMethod ?? "GET"
-        guard HTTPMethod.token(method, is: "GET") || HTTPMethod.token(method, is: "HEAD") else { return }
+        guard method.equalsIgnoringASCIICase("GET") || method.equalsIgnoringASCIICase("HEAD") else { return }
         let hasBody: Bool
         switch body {
         case .inRequest:

@@ -3,9 +3,9 @@ import Foundation
 /// A session's table of coalescable network requests in flight, by ``CoalescingKey``: an
 /// identical request made while one of them is open shares its task instead of sending its own.
 ///
-/// One lock guards the table; nothing waits under it. Lock order: a request's own lock, then
-/// this table's, then a ``Flight``'s (a flight calls back into the table only after releasing
-/// its own lock).
+/// One lock guards the table; nothing waits under it, and no other layer or transport is called
+/// under it. Lock order: this table's, then a ``Flight``'s (a flight calls back into the table
+/// only after releasing its own lock).
 final class Coalescer: Sendable {
     private let flights = Protected([CoalescingKey: Flight]())
 
@@ -17,9 +17,11 @@ final class Coalescer: Sendable {
         case follow(Flight)
     }
 
-    /// Joins the open flight for `key`, or starts one with a task made by `makeTask` (called under
-    /// the table's lock, so no identical request can slip in between: keep it short and
-    /// non-blocking; it must not resume the task).
+    /// Joins the open flight for `key`, or lists a new one and then makes its task with
+    /// `makeTask`. The flight is listed under the table's lock, so an identical request made
+    /// meanwhile joins it; the task is made after the lock is released (`makeTask` calls into the
+    /// transport below), and set before this returns, so the leader resumes or cancels a flight
+    /// that has its task.
     /// - Parameters:
     ///   - key: The final request's key.
     ///   - subscriber: The attempt that wants the response.
@@ -34,24 +36,27 @@ final class Coalescer: Sendable {
         deliversAtCompletion: Bool,
         makeTask: (_ flight: @escaping @Sendable () -> Flight?) -> any TransportTask
     ) -> Entry {
-        flights.withLock { flights in
+        // The task's events need the flight, which needs the task: a box ties them, until the
+        // flight is over (its task ended, or no request wants it any more) and empties the box.
+        // Without that the flight, its task and the task's URLSession task kept each other alive
+        // for good, and the URLSession with them.
+        let box = Protected<Flight?>(nil)
+        let entry = flights.withLock { flights -> Entry in
             if let open = flights[key], open.join(subscriber, needsEvents: !deliversAtCompletion) {
                 return .follow(open)
             }
-            // The task's events need the flight, which needs the task: a box ties them, until the
-            // flight is over (its task ended, or no request wants it any more) and empties the box.
-            // Without that the flight, its task and the task's URLSession task kept each other
-            // alive for good, and the URLSession with them.
-            let box = Protected<Flight?>(nil)
-            let task = makeTask { box.current }
             let flight = Flight(
-                key: key, task: task, deliversAtCompletion: deliversAtCompletion, leader: subscriber,
+                key: key, deliversAtCompletion: deliversAtCompletion, leader: subscriber,
                 leaderID: leaderID, onClose: { [weak self] closed in self?.forget(closed) },
                 onEnd: { box.withLock { $0 = nil } })
-            box.withLock { $0 = flight }
             flights[key] = flight
             return .lead(flight)
         }
+        if case .lead(let flight) = entry {
+            box.withLock { $0 = flight }
+            flight.attach(makeTask { box.current })
+        }
+        return entry
     }
 
     /// Drops `flight` from the table (it closed to newcomers), unless a newer flight took its key.

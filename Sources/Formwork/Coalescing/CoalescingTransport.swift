@@ -82,7 +82,7 @@ final class SharedExchangeTask: TransportTask {
         case .lead(let flight):
             report?(sending, nil)
             resumedLeader.withLock { $0 = true }
-            flight.task.resume()
+            flight.task?.resume()
         case .follow(let flight):
             if let report, let leaderID = flight.leaderID { report(sending, leaderID) }
         case nil:
@@ -93,11 +93,12 @@ final class SharedExchangeTask: TransportTask {
     func cancel() {
         guard let flight else { return }
         if flight.leave(self) {
-            flight.task.cancel()
+            // The last caller: the leader left already, so the task is set (its `enter` returned).
+            flight.task?.cancel()
         } else if case .lead = entry.withLock({ $0 }), !resumedLeader.withLock({ $0 }) {
             // A leader cancelled before it started the exchange (its request ended while the
             // task was being made): the callers that joined it still wait for it, so it starts.
-            flight.task.resume()
+            flight.task?.resume()
         }
     }
 }

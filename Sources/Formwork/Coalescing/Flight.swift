@@ -14,6 +14,9 @@ final class Flight: Sendable {
 
     private struct State {
         var subscribers: [Subscriber]
+        /// The shared task: set once, by the leader, right after the flight is listed (see
+        /// ``Coalescer/enter(_:as:leaderID:deliversAtCompletion:makeTask:)``).
+        var task: (any TransportTask)?
         var isOpen = true
         /// Whether the flight is over: its task ended, or its last subscriber left.
         var isOver = false
@@ -21,8 +24,10 @@ final class Flight: Sendable {
 
     /// What the flight is keyed by in its session's ``Coalescer``.
     let key: CoalescingKey
-    /// The shared task.
-    let task: any TransportTask
+    /// The shared task; `nil` only while its leader is making it, before the leader's
+    /// ``Coalescer/enter(_:as:leaderID:deliversAtCompletion:makeTask:)`` returns (a caller that
+    /// joined meanwhile reads it only after the leader left: see `SharedExchangeTask`).
+    var task: (any TransportTask)? { state.withLock { $0.task } }
     /// Whether the task may report its whole response at its end (see
     /// `RequestCore.deliversAtCompletion`) instead of each event as it happens.
     let deliversAtCompletion: Bool
@@ -37,16 +42,20 @@ final class Flight: Sendable {
     private let onEnd: @Sendable () -> Void
 
     init(
-        key: CoalescingKey, task: any TransportTask, deliversAtCompletion: Bool, leader: Subscriber,
-        leaderID: UUID?, onClose: @escaping @Sendable (Flight) -> Void, onEnd: @escaping @Sendable () -> Void
+        key: CoalescingKey, deliversAtCompletion: Bool, leader: Subscriber, leaderID: UUID?,
+        onClose: @escaping @Sendable (Flight) -> Void, onEnd: @escaping @Sendable () -> Void
     ) {
         self.key = key
-        self.task = task
         self.deliversAtCompletion = deliversAtCompletion
         self.leaderID = leaderID
         self.state = Protected(State(subscribers: [leader]))
         self.onClose = onClose
         self.onEnd = onEnd
+    }
+
+    /// Sets the shared task, made by the leader after the flight was listed.
+    func attach(_ task: any TransportTask) {
+        state.withLock { $0.task = task }
     }
 
     /// Adds `subscriber` if the flight is still open and can serve it: a subscriber that needs

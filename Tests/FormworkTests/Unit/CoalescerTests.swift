@@ -162,6 +162,37 @@ extension CoalescerTests {
     }
 }
 
+extension CoalescerTests {
+    @Test(
+        "The task is made outside the table's lock: an identical request entering meanwhile joins the flight")
+    func taskMadeOutsideTheLock() throws {
+        let coalescer = Coalescer()
+        let key = try key()
+        let base = CountingTask()
+        let joined = Protected<Coalescer.Entry?>(nil)
+        let second = subscriber(attempt: 2)
+        let lead = coalescer.enter(key, as: subscriber(attempt: 1), deliversAtCompletion: false) { _ in
+            // Another thread enters while the leader's task is being made. Under the table's lock
+            // it would wait until this returns, and the wait below would run out.
+            let entered = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                let entry = coalescer.enter(key, as: second, deliversAtCompletion: false) { _ in IdleTask() }
+                joined.withLock { $0 = entry }
+                entered.signal()
+            }
+            #expect(
+                entered.wait(timeout: .now() + 20) == .success,
+                "an identical request entering while the task was made waited for it")
+            return base
+        }
+        let leader = try #require(flight(lead, leads: true))
+        #expect(leader.task === base)
+        let follower = try #require(joined.current.flatMap { flight($0, leads: false) })
+        #expect(follower === leader)
+        #expect(leader.subscriberCount == 2)
+    }
+}
+
 /// A transport task that counts how often it is resumed and cancelled.
 private final class CountingTask: TransportTask {
     struct Counts: Equatable {

@@ -3,7 +3,7 @@
 # benchmark's features phase, and prints them as a Markdown table beside `plain` and `bare`.
 #
 #   swift build -c release --package-path Examples --product Benchmark
-#   Examples/Scripts/feature-instructions.sh [VARIANT ...]     # default: all ten
+#   Examples/Scripts/feature-instructions.sh [VARIANT ...]     # default: all eleven
 #
 # Each variant runs twice under callgrind, with LOW and HIGH requests (default 200 and 600) after
 # the same warm-up, against a DemoServer started here (valgrind cannot start it); the instructions
@@ -21,7 +21,7 @@ bin=${BIN:-$examples/.build/release}
 low=${LOW:-200}
 high=${HIGH:-600}
 out=${OUT:-$(mktemp -d)}
-variants=${*:-bare bare-no-cookies plain cache coalescing monitor retrier main-actor progress load-hook}
+variants=${*:-bare bare-no-cookies plain plain-no-cookies cache coalescing monitor retrier main-actor progress load-hook}
 mkdir -p "$out"
 
 # valgrind 3.19 cannot read the binary's debug info: count a copy without it.

@@ -96,7 +96,7 @@ struct FeatureCosts: Requestable {
         }
         let session = Self.session(for: variant)
         switch variant {
-        case .bare, .bareNoCookies, .plain, .cache, .coalescing, .monitor, .retrier:
+        case .bare, .bareNoCookies, .plain, .plainNoCookies, .cache, .coalescing, .monitor, .retrier:
             return { try check(try await self.send(form, session: session)) }
         case .mainActor:
             return { @MainActor in
@@ -129,6 +129,12 @@ struct FeatureCosts: Requestable {
             case .cache: configuration.cache = HTTPCache(memoryCapacity: 16 << 20)
             case .monitor: configuration.interceptors.eventMonitors = [SilentMonitor()]
             case .retrier: configuration.interceptors.retriers = [RetryPolicy()]
+            case .plainNoCookies:
+                let noCookies = URLSessionConfiguration.default
+                noCookies.urlCache = nil
+                noCookies.httpCookieAcceptPolicy = .never
+                configuration.transport = URLSessionTransport(configuration: noCookies)
+                configuration.userAgent = nil
             case .bare, .bareNoCookies, .plain, .coalescing, .mainActor, .progress, .loadHook: break
             }
         }

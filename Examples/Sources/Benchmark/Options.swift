@@ -27,6 +27,11 @@ struct Options: Sendable {
         case bareNoCookies = "bare-no-cookies"
         /// A session with no cache, no coalescing, no monitors, no retriers.
         case plain
+        /// `plain` set up as `bare-no-cookies` is: its `URLSession` configuration's cookie accept
+        /// policy `.never` (so Formwork keeps no cookies either) and no `User-Agent` of its own
+        /// (corelibs then sends its default one, as it does for `bare`): the same work as
+        /// `bare-no-cookies`, through Formwork.
+        case plainNoCookies = "plain-no-cookies"
         /// `plain` with an in-memory `HTTPCache` (every request misses: `/weather` is not storable).
         case cache
         /// `plain` with coalescing on (the session default).
@@ -109,8 +114,9 @@ struct Options: Sendable {
           --server URL          use a running DemoServer (e.g. under valgrind, which cannot start one)
           --side SIDE           small requests through one side only (to profile it): raw or formwork;
                                 in the transports phase also ahc or formwork-ahc; in the features
-                                phase one of bare, bare-no-cookies, plain, cache, coalescing,
-                                monitor, retrier, main-actor, progress, load-hook
+                                phase one of bare, bare-no-cookies, plain, plain-no-cookies,
+                                cache, coalescing, monitor, retrier, main-actor, progress,
+                                load-hook
           --link SPEC           then run small requests, the download and the transports again over
                                 a simulated link, e.g. rtt=40ms,rate=400mbit (a LinkProxy in front
                                 of the server)

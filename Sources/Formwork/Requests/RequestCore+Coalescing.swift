@@ -9,21 +9,20 @@ import Foundation
 // request's exchange, and asks the session's layered transport for a task, as for any other attempt. Each request keeps its own state
 // machine, hooks, validation, decoding, retries and cancellation, and its own task.
 extension RequestCore {
-    /// Makes the task of `attempt` through the session's layers (an attempt that may share an
+    /// Makes the task of an attempt through the session's layers (an attempt that may share an
     /// identical request's exchange says so), with this request's events. Called outside the
     /// request's lock (see `startTask(of:)`).
     /// - Parameters:
-    ///   - prepared: The final request of the attempt.
-    ///   - attempt: The attempt number.
+    ///   - values: The attempt: its number and its final request (read in place, not copied).
     ///   - atCompletion: Whether the exchange may report its whole response at its end (see
     ///     `deliversAtCompletion`).
     ///   - id: The request's id, when event monitors need it (and coalescing names its leader).
     /// - Returns: The task, not resumed.
-    func makeTask(
-        _ prepared: PreparedRequest, attempt: Int, atCompletion: Bool, id: UUID?
-    ) -> any TransportTask {
-        var request = prepared.transportRequest(isObserved: !atCompletion, pacing: sink?.pacing ?? .never)
-        request.cacheUse = prepared.cache
+    func makeTask(_ values: RequestAttempt, atCompletion: Bool, id: UUID?) -> any TransportTask {
+        let attempt = values.number
+        var request = values.prepared.transportRequest(
+            isObserved: !atCompletion, pacing: sink?.pacing ?? .never)
+        request.cacheUse = values.prepared.cache
         let monitors = settings.eventMonitors
         if !monitors.isEmpty, let id {
             // The layers know what is sent, and whether it joins an identical request's exchange.
@@ -46,8 +45,8 @@ extension RequestCore {
             }
             request.trust = TrustEvaluator(policy: trust, monitorReport: monitorReport)
         }
-        if mayShare(prepared) {
-            request.sharing = ExchangeSharing(formCachePolicy: prepared.cache?.policy, requestID: id)
+        if mayShare(values) {
+            request.sharing = ExchangeSharing(formCachePolicy: values.prepared.cache?.policy, requestID: id)
         }
         return host.layeredTransport.makeTask(
             for: request, events: AttemptEvents(core: self, attempt: attempt))
@@ -56,9 +55,9 @@ extension RequestCore {
     /// Whether an attempt may share an identical request's exchange: the form and the session allow
     /// it, nothing goes to a sink (downloads), and its body is the request's own (none, for the GET
     /// and HEAD requests the layer shares; see ``CoalescingKey``).
-    private func mayShare(_ prepared: PreparedRequest) -> Bool {
-        guard prepared.coalesces, sink == nil, settings.coalescesRequests,
-            case .inRequest = prepared.body
+    private func mayShare(_ values: RequestAttempt) -> Bool {
+        guard values.prepared.coalesces, sink == nil, settings.coalescesRequests,
+            case .inRequest = values.prepared.body
         else { return false }
         return true
     }

@@ -283,14 +283,14 @@ final class RequestCore: Sendable {
                 values.task == nil
             else { return nil }
             if !settings.eventMonitors.isEmpty, state.id == nil { state.id = UUID() }
-            return (values, deliversAtCompletion(values.prepared, state: state), state.id)
+            return (values, deliversAtCompletion(values, state: state), state.id)
         }
         guard let plan else { return }
         // Asks the transport, so outside the lock.
         let idleTimeout = IdleTimeout.watched(
             plan.values.prepared.urlRequest.timeoutInterval, enforcedBy: host.transport)
         let atCompletion = idleTimeout == nil && plan.mayDeliverAtCompletion
-        let task = makeTask(plan.values.prepared, attempt: attempt, atCompletion: atCompletion, id: plan.id)
+        let task = makeTask(plan.values, atCompletion: atCompletion, id: plan.id)
         let kept = state.withLock { state -> Bool in
             guard state.machine.isRunning(attempt: attempt), state.machine.latest?.task == nil else {
                 return false
@@ -315,10 +315,11 @@ final class RequestCore: Sendable {
     /// uploads, one operation per 16-64 KiB chunk sent; its completion handler path skips that
     /// (uploads from a file ran 2-3 times faster). A progress observer added once such an
     /// exchange runs hears only the final value.
-    private func deliversAtCompletion(_ prepared: PreparedRequest, state: State) -> Bool {
+    private func deliversAtCompletion(_ values: RequestAttempt, state: State) -> Bool {
+        // Reads the attempt's request in place (passing `prepared` on would copy it).
         sink == nil && state.progressObservers.isEmpty && settings.eventMonitors.isEmpty
-            && prepared.urlRequest.httpBodyStream == nil
-            && (prepared.redirectPolicy ?? settings.redirectPolicy).followsAll
+            && values.prepared.urlRequest.httpBodyStream == nil
+            && (values.prepared.redirectPolicy ?? settings.redirectPolicy).followsAll
     }
 
     /// Runs `adapters` (the session's, then the request's) in order on Formwork's own request
@@ -562,7 +563,7 @@ final class RequestCore: Sendable {
         if let sink, let failure = sink.close(attempt: attempt, error: error) {
             error = failure
         }
-        values?.prepared.removeTemporaryFiles()
+        if let values, !values.prepared.temporaryFiles.isEmpty { values.prepared.removeTemporaryFiles() }
 
         let outcome = state.withLock { state in
             let last = state.machine.latest

@@ -25,21 +25,34 @@ public final class Session: Sendable {
     /// What carries the requests: ``Configuration/transport``, or a ``URLSessionTransport`` of the
     /// session's own. Chosen when the first request needs it (see `transportChoice`).
     var transport: any Transport {
-        transportChoice.withLock { choose(&$0) }
-    }
-
-    /// The transport, chosen now if it was not yet (in the locked step of `transportChoice`).
-    private func choose(_ choice: inout TransportChoice) -> any Transport {
-        if let chosen = choice.transport { return chosen }
-        if choice.isReleased { return InvalidatedTransport() }
-        if let given = configuration.transport ?? Self.transportForTesting.withLock({ $0 }) {
-            choice.transport = given
-            return given
+        enum Found {
+            case chosen(any Transport)
+            case needsOwn(URLSessionConfiguration)
         }
-        let own = URLSessionTransport(configuration: choice.urlSessionConfiguration)
-        choice.transport = own
-        choice.ownsTransport = true
-        return own
+        let found = transportChoice.withLock { choice -> Found in
+            if let chosen = choice.transport { return .chosen(chosen) }
+            if choice.isReleased { return .chosen(InvalidatedTransport()) }
+            if let given = configuration.transport ?? Self.transportForTesting.withLock({ $0 }) {
+                choice.transport = given
+                return .chosen(given)
+            }
+            return .needsOwn(choice.urlSessionConfiguration)
+        }
+        switch found {
+        case .chosen(let transport):
+            return transport
+        case .needsOwn(let urlSessionConfiguration):
+            // Made outside the lock (it makes a URLSession); kept unless another request's first
+            // attempt kept one meanwhile (this one then goes, and invalidates its URLSession).
+            let own = URLSessionTransport(configuration: urlSessionConfiguration)
+            return transportChoice.withLock { choice -> any Transport in
+                if let chosen = choice.transport { return chosen }
+                if choice.isReleased { return InvalidatedTransport() }
+                choice.transport = own
+                choice.ownsTransport = true
+                return own
+            }
+        }
     }
 
     /// The built-in URLSession transport, when the session uses it.
@@ -76,10 +89,13 @@ public final class Session: Sendable {
     /// when it is on, or else the report of each start to the event monitors when there are
     /// any), then the transport. Assembled once, when the transport is chosen.
     var layeredTransport: any Transport {
-        transportChoice.withLock { choice in
-            if let layered = choice.layered { return layered }
-            let layered = layers(around: choose(&choice))
-            if choice.transport != nil { choice.layered = layered }
+        if let layered = transportChoice.withLock({ $0.layered }) { return layered }
+        // Assembled outside the lock, as the transport is chosen; kept while the session keeps
+        // its transport (a released session's layers are made again, around the stand-in).
+        let layered = layers(around: transport)
+        return transportChoice.withLock { choice in
+            if let kept = choice.layered { return kept }
+            if choice.transport != nil, !choice.isReleased { choice.layered = layered }
             return layered
         }
     }

@@ -96,11 +96,12 @@ public final class StubRegistry: Sendable {
 
     /// The response for a request (recording it), or `nil` when no stub matches.
     func response(for request: URLRequest) -> StubResponse? {
-        let entry = state.withLock { state -> Entry? in
+        // The matchers are app code: they run outside the lock (one may read `requests`, or stub).
+        let entries = state.withLock { state -> [Entry] in
             state.requests.append(request)
-            return state.entries.first { $0.matches(request) }
+            return state.entries
         }
-        return entry?.respond(request)
+        return entries.first { $0.matches(request) }?.respond(request)
     }
 
     private static func url(_ url: URL?, matches target: URLComponents?) -> Bool {

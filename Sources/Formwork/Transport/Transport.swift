@@ -16,7 +16,8 @@ import Foundation
 ///
 /// A transport:
 /// - makes a task for an exchange without starting it and without calling its events (Formwork
-///   may hold a lock while it calls ``makeTask(for:events:)``: the call must be quick);
+///   calls ``makeTask(for:events:)`` on the request's path, holding no lock: the call must be
+///   quick);
 /// - once the task is resumed, reports the exchange through its events, in order, one call at a
 ///   time: at most one response head per response (``TransportEvents/receiveResponseHead(_:)``),
 ///   body bytes, and exactly one ``TransportEvents/finish(_:)``;

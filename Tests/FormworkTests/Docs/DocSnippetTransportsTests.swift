@@ -78,7 +78,7 @@ extension DocSnippetTransportsTests {
         let log: ExchangeLog
 
         func makeTask(for request: TransportRequest, events: any TransportEvents) -> any TransportTask {
-            let index = log.start(request.urlRequest)  // quick, no I/O: Formwork may hold a lock here
+            let index = log.start(request.urlRequest)  // quick, no I/O: on every request's path
             return wrapped.makeTask(
                 for: request, events: LoggingEvents(wrapped: events, log: log, index: index))
         }

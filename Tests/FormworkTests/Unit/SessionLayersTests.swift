@@ -36,4 +36,17 @@ struct SessionLayersTests {
         let session = Session { $0.cache = HTTPCache() }
         #expect(session.layeredTransport is CachingTransport)
     }
+
+    @Test("Requests that choose the transport at once all get the one the session keeps")
+    func transportChosenOnce() async throws {
+        let session = Session()
+        let chosen = await withTaskGroup(of: ObjectIdentifier?.self) { group in
+            for _ in 0..<8 {
+                group.addTask { session.urlSessionTransport.map(ObjectIdentifier.init) }
+            }
+            return await group.reduce(into: Set<ObjectIdentifier?>()) { $0.insert($1) }
+        }
+        let kept = try #require(session.urlSessionTransport)
+        #expect(chosen == [ObjectIdentifier(kept)])
+    }
 }

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// The `URLSession` task is made when the task is resumed, not before: corelibs makes a task on
 /// libcurl's shared queue (`workQueue.sync`), which a session's ``DeliveryQueue`` may be holding
-/// back, and Formwork may ask for a transport task while it holds a lock. While the network is
+/// back, and ``URLSessionTransport/makeTask(for:events:)`` must be quick. While the network is
 /// held back, making and resuming the task happen on one serial dispatch queue, never on a Swift
 /// concurrency thread (see ``DeliveryQueue/isHoldingNetwork``).
 ///
@@ -219,23 +219,24 @@ final class URLSessionTransportTask: TransportTask {
     }
 
     /// Runs `answer` (a call of a URLSession completion handler) unless the task was cancelled,
-    /// serialized with ``cancel(_:)``. corelibs traps when a completion handler answers a
-    /// question (a response's disposition, a redirect) after a cancel changed the task's state
-    /// ("Received callback for HTTP redirection, but we're not waiting for it"); both only queue
-    /// work on the task's queue, so the order taken under this lock is the order corelibs sees.
+    /// in order with ``cancel(_:)``. corelibs traps when a completion handler answers a question
+    /// (a response's disposition, a redirect) after a cancel changed the task's state ("Received
+    /// callback for HTTP redirection, but we're not waiting for it"). An answer only queues work
+    /// on the task's serial queue, under this lock; a cancel sets its flag under the lock first,
+    /// so an answer either saw the flag and never ran, or was queued before the cancel's own work.
     func answer(_ answer: () -> Void) {
         state.withLock { state in
             if !state.cancelled { answer() }
         }
     }
 
-    /// Cancels the task with `cancel` (which calls `URLSessionTask.cancel()`), serialized with
-    /// ``answer(_:)``: a question asked before is answered first, or never.
+    /// Cancels the task with `cancel` (which calls `URLSessionTask.cancel()`), in order with
+    /// ``answer(_:)``: a question asked before is answered first, or never. The cancel itself runs
+    /// outside the lock: corelibs' `cancel()` waits for libcurl's queue, where corelibs may be
+    /// calling this task meanwhile (a new body stream: ``fail(with:)``, which takes the lock).
     func cancel(_ cancel: () -> Void) {
-        state.withLock { state in
-            state.cancelled = true
-            cancel()
-        }
+        state.withLock { $0.cancelled = true }
+        cancel()
     }
 
     /// The task ends with `response` (a declined challenge), whatever it reports.

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+@testable import Formwork
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Stub registry")
+struct StubRegistryTests {
+    @Test("A matcher runs outside the registry's lock: it may read the recorded requests")
+    func matcherReadsRequests() throws {
+        let stubs = StubRegistry()
+        stubs.stub(where: { _ in stubs.requests.count == 1 }, respond: { _ in .text("first") })
+        let url = try #require(URL(string: "http://127.0.0.1/a"))
+        // Under the lock, the matcher's read would wait for the lock its own call holds: on
+        // another thread, so that the wait below runs out instead of the suite hanging.
+        let answered = Protected<StubResponse?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let response = stubs.response(for: URLRequest(url: url))
+            answered.withLock { $0 = response }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 20) == .success else {
+            // Nothing more is read from the registry: its lock is held for good.
+            Issue.record("the matcher waited for the registry's lock")
+            return
+        }
+        #expect(answered.current != nil)
+        #expect(stubs.requests.count == 1)
+    }
+}

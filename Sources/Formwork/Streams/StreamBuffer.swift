@@ -214,7 +214,10 @@ final class StreamBuffer: Sendable {
     }
 
     /// Waits for the next item or the end. `isRequestDone` tells an end that still stands from one
-    /// a reload is about to replace (the reader then waits for the new run).
+    /// a reload is about to replace (the reader then waits for the new run). It reads the
+    /// request's state (under the request's lock) and is asked under this buffer's lock, so that
+    /// the reader's check and its wait are one step against ``finish(_:)``'s wake-up: lock order
+    /// this buffer's, then the request's (the request calls into its buffer only outside its lock).
     func next(isRequestDone: @escaping @Sendable () -> Bool) async -> Next {
         while true {
             if let next = state.withLock({ Self.take(&$0, isRequestDone: isRequestDone, limit: limit) }) {

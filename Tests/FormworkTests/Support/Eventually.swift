@@ -29,6 +29,32 @@ func eventually(
     return true
 }
 
+/// Runs `work` on another thread and waits until it returns, up to `seconds`, recording an issue
+/// naming `what` if it does not: the counterpart of ``eventually(_:within:isolation:sourceLocation:_:)``
+/// for code that cannot suspend (a closure the code under test calls), e.g. to show that `work`
+/// does not wait for a lock the caller holds. A `work` that never returns is left running.
+/// - Parameters:
+///   - what: What `work` must do in time, for the issue's message.
+///   - seconds: How long to wait at most. Defaults to 20.
+///   - work: The work.
+/// - Returns: Whether `work` returned in time.
+@discardableResult
+func returnsOnAnotherThread(
+    _ what: @autoclosure () -> String, within seconds: TimeInterval = 20,
+    sourceLocation: SourceLocation = #_sourceLocation, _ work: @escaping @Sendable () -> Void
+) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        work()
+        done.signal()
+    }
+    guard done.wait(timeout: .now() + seconds) == .success else {
+        Issue.record("Not within \(Int(seconds)) s: \(what())", sourceLocation: sourceLocation)
+        return false
+    }
+    return true
+}
+
 /// Weak references to objects, to check that they were released.
 final class WeakObjects: Sendable {
     private struct Reference: @unchecked Sendable {  // only read for `nil` under the lock

@@ -173,16 +173,11 @@ extension CoalescerTests {
         let second = subscriber(attempt: 2)
         let lead = coalescer.enter(key, as: subscriber(attempt: 1), deliversAtCompletion: false) { _ in
             // Another thread enters while the leader's task is being made. Under the table's lock
-            // it would wait until this returns, and the wait below would run out.
-            let entered = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
+            // it would wait until this returns, and the wait would run out.
+            returnsOnAnotherThread("an identical request enters while the task is made") {
                 let entry = coalescer.enter(key, as: second, deliversAtCompletion: false) { _ in IdleTask() }
                 joined.withLock { $0 = entry }
-                entered.signal()
             }
-            #expect(
-                entered.wait(timeout: .now() + 20) == .success,
-                "an identical request entering while the task was made waited for it")
             return base
         }
         let leader = try #require(flight(lead, leads: true))
